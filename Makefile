@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+# slackgov: in-kernel slack-driven power governor.  "make help" lists targets.
+#
+# Everything is built into $(O) (default build/); the sources are never
+# written to.  The Debian 6.1 guest kernel, its private build tree with module
+# BTF, and the packages are prepared by scripts/setup into $(CACHE), which
+# "make clean" keeps ("make distclean" drops it).
+
+KVER		?= 6.1.0-56
+KFLAVOUR	?= amd64
+O		?= $(CURDIR)/build
+CACHE		?= $(CURDIR)/.cache
+KCACHE		:= $(CACHE)/$(KVER)-$(KFLAVOUR)
+# KDIR: the kernel build tree the module is built against.  The default is
+# the private Debian 6.1 tree that scripts/setup makes (with vmlinux, so that
+# module BTF, and with it the kfuncs, exist).  Override to build for your own
+# running kernel: make KDIR=/lib/modules/$(uname -r)/build
+KDIR		?= $(KCACHE)/kdir
+VMLINUX_BTF	?= $(KCACHE)/vmlinux
+
+CLANG		?= clang
+BPFTOOL		?= bpftool
+CC		?= gcc
+ARCH_BPF	:= x86
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+MAKEFLAGS += --no-print-directory
+endif
+
+export KVER KFLAVOUR O CACHE KDIR
+
+.DELETE_ON_ERROR:
+.PHONY: all help setup kmod modules bpf userctl tools check check-host check-guest \
+	bench demo clean distclean
+
+all: kmod bpf userctl tools
+
+help:
+	@echo 'slackgov targets:'
+	@echo '  all          (default) module, BPF objects, slackctl, test tools'
+	@echo '  setup        install packages, prepare the guest kernel (scripts/setup)'
+	@echo '  kmod         $(O)/kmod/slackgov.ko and the test modules'
+	@echo '  bpf          $(O)/bpf/*.bpf.o and skeletons'
+	@echo '  userctl      $(O)/userctl/slackctl'
+	@echo '  check        every test: host, then guest (T=pattern to filter)'
+	@echo '  check-host   host tests only      check-guest  guest tests only'
+	@echo '  demo         the governor on its demo workload, with a report'
+	@echo '  bench        the evaluation matrix (long)'
+	@echo '  clean        remove $(O)    distclean  also the kernel cache'
+	@echo 'Variables: V=1 (verbose) O=dir KDIR=dir KVER=$(KVER) T=test-filter'
+
+# ---- setup ------------------------------------------------------------------
+SETUP_STAMP := $(KCACHE)/.stamp-vmlinux_h
+
+setup $(SETUP_STAMP): scripts/setup
+	$(Q)scripts/setup
+
+# ---- kernel modules -----------------------------------------------------------
+# Kbuild of 6.1 writes objects beside the sources of an external module, so
+# the module sources are mirrored into $(O)/kbuild as symlinks and built there.
+KSRC := Kbuild kmod include selftests/modules
+KMOD_SRCS := $(shell find $(KSRC) -type f 2>/dev/null)
+
+kmod modules: $(O)/kmod/.stamp
+
+$(O)/kmod/.stamp: $(SETUP_STAMP) $(KMOD_SRCS)
+	$(call msg,KBUILD,$(O)/kbuild)
+	$(Q)mkdir -p $(O)/kbuild $(O)/kmod
+	$(Q)find $(O)/kbuild -type l -delete
+	$(Q)for f in $(KSRC); do mkdir -p $(O)/kbuild/$$(dirname $$f); \
+		cp -rs $(CURDIR)/$$f $(O)/kbuild/$$(dirname $$f)/; done
+	$(Q)$(MAKE) -C $(KDIR) M=$(O)/kbuild $(if $(V),V=$(V)) modules $(if $(Q),>$(O)/kbuild.log 2>&1 || \
+		{ cat $(O)/kbuild.log; exit 1; })
+	$(Q)cp $$(find $(O)/kbuild -name '*.ko') $(O)/kmod/
+	$(Q)scripts/check-module-btf $(O)/kmod/slackgov.ko $(VMLINUX_BTF)
+	$(Q)touch $@
+
+# ---- BPF objects and skeletons --------------------------------------------------
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
+BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
+BPF_HDRS := $(wildcard bpf/*.h) include/uapi/slackgov.h
+BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -mcpu=v3 \
+	-I$(O) -Iinclude/uapi -Ibpf
+
+bpf: $(BPF_OBJS) $(BPF_SKELS)
+
+$(O)/vmlinux.h: $(SETUP_STAMP)
+	$(Q)mkdir -p $(O)
+	$(Q)cp $(KCACHE)/vmlinux.h $@
+
+$(O)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# ---- user space -------------------------------------------------------------------
+# Static binaries: the same slackctl and test tools run on the host and in the
+# busybox guest.
+USER_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+	-D_GNU_SOURCE -Iinclude/uapi -I$(O)/bpf -I$(O)
+USER_LDLIBS := -static -lbpf -lelf -lz -lzstd -lm -lpthread
+
+USERCTL_SRCS := $(wildcard userctl/*.c)
+USERCTL_HDRS := $(wildcard userctl/*.h)
+
+userctl: $(if $(USERCTL_SRCS),$(O)/userctl/slackctl)
+
+$(O)/userctl/slackctl: $(USERCTL_SRCS) $(USERCTL_HDRS) $(BPF_SKELS) include/uapi/slackgov.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -Iuserctl $(USERCTL_SRCS) -o $@ $(USER_LDLIBS)
+
+# Test tools: every selftests/tools/*.c is one program (shared code in .h).
+TOOL_SRCS := $(wildcard selftests/tools/*.c)
+TOOLS := $(patsubst selftests/tools/%.c,$(O)/selftests/%,$(TOOL_SRCS))
+
+tools: $(TOOLS)
+
+$(O)/selftests/%: selftests/tools/%.c $(wildcard selftests/tools/*.h) $(BPF_SKELS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(USER_CFLAGS) -Iselftests/tools $< -o $@ $(USER_LDLIBS)
+
+# ---- tests, demo, bench -------------------------------------------------------------
+check: all
+	$(Q)selftests/run $(if $(T),-t '$(T)')
+
+check-host: all
+	$(Q)selftests/run -H $(if $(T),-t '$(T)')
+
+check-guest: all
+	$(Q)selftests/run -G $(if $(T),-t '$(T)')
+
+demo: all
+	$(Q)selftests/demo/run
+
+bench: all
+	$(Q)selftests/bench/run
+
+clean:
+	$(call msg,CLEAN,$(O))
+	$(Q)rm -rf $(O)
+
+distclean: clean
+	$(Q)rm -rf $(CACHE)

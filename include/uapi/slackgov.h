@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * slackgov.h - what crosses the kernel / BPF / user-space boundary.
+ *
+ * One header, used by all three sides (like bpf_testmod's kfunc header):
+ *   - kmod/ (the module, __KERNEL__ defined): the sample it accepts through
+ *     the kfunc, and the kfunc prototypes it implements;
+ *   - bpf/ (BPF programs, vmlinux.h included first): the same sample, the
+ *     pinned map values, and the kfuncs declared __ksym;
+ *   - userctl/ and selftests/ (user space): the pinned map layouts.
+ *
+ * Only fixed-width types.  Every struct that crosses a boundary either is a
+ * map value (its BTF describes it to bpftool) or carries its own size and
+ * ABI version so that the receiver can reject a layout it does not know.
+ */
+#ifndef _UAPI_SLACKGOV_H
+#define _UAPI_SLACKGOV_H
+
+#if defined(__KERNEL__)
+#include <linux/types.h>
+#elif !defined(__VMLINUX_H__)
+#include <linux/types.h>
+#endif
+
+/* Bumped whenever struct slackgov_sample changes layout or meaning. */
+#define SLACKGOV_ABI_VERSION		1
+
+/* bpffs folder that slackctl pins everything under. */
+#define SLACKGOV_PIN_DIR		"/sys/fs/bpf/slackgov"
+
+/* Most targets watched at once (size of the per-target maps). */
+#define SLACKGOV_MAX_TARGETS		1024
+
+/*
+ * CPUs a sample can name.  A fixed bitmap keeps the sample a plain scalar
+ * struct that the 6.1 verifier accepts as kfunc memory; larger machines
+ * report the first SLACKGOV_MAX_CPUS CPUs only (the module clamps too).
+ */
+#define SLACKGOV_MAX_CPUS		256
+#define SLACKGOV_CPU_WORDS		(SLACKGOV_MAX_CPUS / 64)
+
+/* Ratios are fixed point in thousandths: 1000 == 1.0 */
+#define SLACKGOV_ONE			1000
+
+/* Windows of history kept per target in the pinned history map. */
+#define SLACKGOV_HISTORY		16
+
+/* slackgov_sample.flags */
+#define SLACKGOV_SAMPLE_IDLE		(1U << 0) /* closed by time with no request */
+#define SLACKGOV_SAMPLE_BY_COUNT	(1U << 1) /* closed by send count, not time */
+#define SLACKGOV_SAMPLE_EXITED		(1U << 2) /* target exited: last window */
+
+/**
+ * struct slackgov_sample - one closed window of one target, as handed to
+ * the module by slackgov_report().
+ *
+ * @size:	sizeof(struct slackgov_sample) as the reporter built it
+ * @version:	SLACKGOV_ABI_VERSION the reporter was built with
+ * @target:	target slot, 0 .. SLACKGOV_MAX_TARGETS - 1
+ * @flags:	SLACKGOV_SAMPLE_*
+ * @seq:	window sequence number of this target, starts at 1
+ * @end_ns:	bpf_ktime_get_ns() (CLOCK_MONOTONIC) when the window closed
+ * @len_ns:	window length
+ * @slack:	saturation slack, 0..SLACKGOV_ONE: share of busy-worker time
+ *		spent blocked in wait calls (see Documentation/metrics.rst)
+ * @cv:		coefficient of variation of inter-recv intervals, thousandths
+ *		(1000 == CV of 1.0); the saturation signal
+ * @util:	target on-CPU time / window length, thousandths per CPU summed
+ *		(2000 == two CPUs fully busy)
+ * @setpoint:	target's own slack setpoint in thousandths, 0 = governor default
+ * @rps:	observed requests per second (1e9 / mean inter-send interval)
+ * @nr_send:	successful send-family calls in the window
+ * @nr_recv:	successful recv-family calls in the window
+ * @nr_wait:	wait-family calls that returned events in the window
+ * @cpus:	bitmap of the CPUs the target's threads ran on in the window
+ */
+struct slackgov_sample {
+	__u32 size;
+	__u32 version;
+	__u32 target;
+	__u32 flags;
+	__u64 seq;
+	__u64 end_ns;
+	__u64 len_ns;
+	__u32 slack;
+	__u32 cv;
+	__u32 util;
+	__u32 setpoint;
+	__u32 rps;
+	__u32 nr_send;
+	__u32 nr_recv;
+	__u32 nr_wait;
+	__u64 cpus[SLACKGOV_CPU_WORDS];
+};
+
+/*
+ * Pinned maps (SLACKGOV_PIN_DIR/<name>), written by bpf/ and slackctl,
+ * read by slackctl, the tests and bpftool.
+ *
+ *   target_pid     HASH   __u32 tgid          -> struct slackgov_target
+ *   target_comm    HASH   char[16] comm       -> struct slackgov_target
+ *   target_cgroup  HASH   __u64 cgroup v2 id  -> struct slackgov_target
+ *   windows        ARRAY  __u32 slot          -> struct slackgov_target_state
+ *   config         ARRAY  __u32 0             -> struct slackgov_bpf_config
+ */
+#define SLACKGOV_COMM_LEN		16
+
+enum slackgov_target_kind {
+	SLACKGOV_TARGET_NONE	= 0,
+	SLACKGOV_TARGET_PID	= 1,
+	SLACKGOV_TARGET_COMM	= 2,
+	SLACKGOV_TARGET_CGROUP	= 3,
+};
+
+/**
+ * struct slackgov_target - one entry of the target_* maps.
+ * @slot:	index into the windows map, unique across all target maps
+ * @kind:	enum slackgov_target_kind (redundant with the map; for display)
+ * @setpoint:	this target's slack setpoint, thousandths; 0 = governor default
+ * @pad:	zero
+ * @start_ns:	for PID targets: the thread group leader's start time
+ *		(task->start_time, boot-based ns) when the target was added, so
+ *		that a reused PID is not mistaken for it; 0 = not checked
+ */
+struct slackgov_target {
+	__u32 slot;
+	__u32 kind;
+	__u32 setpoint;
+	__u32 pad;
+	__u64 start_ns;
+};
+
+/**
+ * struct slackgov_window - metrics of one closed window of one target.
+ * Times in ns, ratios in thousandths, variances in us^2 (a variance in ns^2
+ * of intervals up to a second would not fit in 64 bits).
+ */
+struct slackgov_window {
+	__u64 seq;
+	__u64 start_ns;
+	__u64 end_ns;
+	__u32 flags;		/* SLACKGOV_SAMPLE_* */
+	__u32 slack;		/* 0..1000 */
+	__u32 cv;		/* inter-recv CV, thousandths */
+	__u32 util;		/* on-CPU time / window, thousandths */
+	__u32 rps;		/* observed requests per second */
+	__u32 nr_send;
+	__u32 nr_recv;
+	__u32 nr_wait;
+	__u32 nr_threads;	/* worker threads seen in the window */
+	__s32 report_ret;	/* slackgov_report() result; 1 = not fed */
+	__u64 send_mean_ns;
+	__u64 send_var_us2;
+	__u64 recv_mean_ns;
+	__u64 recv_var_us2;
+	__u64 wait_mean_ns;
+	__u64 blocked_ns;	/* worker time blocked in wait calls */
+	__u64 busy_ns;		/* worker time not blocked in wait calls */
+	__u64 oncpu_ns;		/* on-CPU time from sched_switch */
+	__u64 cpus[SLACKGOV_CPU_WORDS];
+};
+
+/**
+ * struct slackgov_target_state - value of the windows map.
+ * @last:	the last closed window (seq == 0: none yet)
+ * @head:	number of windows closed so far; hist[(head - 1) %
+ *		SLACKGOV_HISTORY] is the newest
+ * @hist:	ring of the last SLACKGOV_HISTORY windows
+ */
+struct slackgov_target_state {
+	struct slackgov_window last;
+	__u64 head;
+	struct slackgov_window hist[SLACKGOV_HISTORY];
+};
+
+/* slackgov_bpf_config.feed */
+#define SLACKGOV_FEED_OFF	0	/* metrics only */
+#define SLACKGOV_FEED_ON	1	/* hand windows to slackgov.ko */
+
+/**
+ * struct slackgov_bpf_config - the BPF side's run-time settings.
+ * @window_ns:		close a window after this long (0 = by count only)
+ * @window_sends:	or after this many sends (0 = by time only)
+ * @generation:		bumped by slackctl on every target change, so that
+ *			cached per-thread classifications are redone
+ * @feed:		SLACKGOV_FEED_*
+ */
+struct slackgov_bpf_config {
+	__u64 window_ns;
+	__u32 window_sends;
+	__u32 feed;
+	__u64 generation;
+};
+
+#ifndef __KERNEL__
+#ifdef __VMLINUX_H__	/* BPF programs */
+/*
+ * slackgov_report - hand one closed window to the governor.
+ * Callable from BPF_PROG_TYPE_TRACING programs (tp_btf, fentry) only.
+ * Returns 0, or -EINVAL for a sample the module rejects (size, version,
+ * target or CPU out of range), -ENODEV when no policy runs the governor.
+ */
+extern int slackgov_report(const struct slackgov_sample *s, __u32 s__sz) __ksym;
+#endif
+#endif
+
+#endif /* _UAPI_SLACKGOV_H */
