@@ -15,8 +15,13 @@ KCACHE		:= $(CACHE)/$(KVER)-$(KFLAVOUR)
 # the private Debian 6.1 tree that scripts/setup makes (with vmlinux, so that
 # module BTF, and with it the kfuncs, exist).  Override to build for your own
 # running kernel: make KDIR=/lib/modules/$(uname -r)/build
-KDIR		?= $(KCACHE)/kdir
+# VMLINUX_BTF: the BTF base the module's BTF is checked against.
+ifeq ($(origin KDIR),undefined)
+KDIR		:= $(KCACHE)/kdir
 VMLINUX_BTF	?= $(KCACHE)/vmlinux
+else
+VMLINUX_BTF	?= $(KDIR)/vmlinux
+endif
 
 CLANG		?= clang
 BPFTOOL		?= bpftool
@@ -35,6 +40,8 @@ endif
 export KVER KFLAVOUR O CACHE KDIR
 
 .DELETE_ON_ERROR:
+# keep objects and skeletons that are only intermediates of other targets
+.SECONDARY:
 .PHONY: all help setup kmod modules bpf userctl tools check check-host check-guest \
 	bench demo clean distclean
 
@@ -88,7 +95,7 @@ BPF_HDRS := $(wildcard bpf/*.h) include/uapi/slackgov.h
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -mcpu=v3 \
 	-I$(O) -Iinclude/uapi -Ibpf
 
-bpf: $(BPF_OBJS) $(BPF_SKELS)
+bpf: $(BPF_OBJS) $(BPF_SKELS) $(TEST_BPF_SKELS)
 
 $(O)/vmlinux.h: $(SETUP_STAMP)
 	$(Q)mkdir -p $(O)
@@ -100,6 +107,21 @@ $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/vmlinux.h
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
+
+# Test-only BPF programs: selftests/<area>/progs/NAME.bpf.c -> $(O)/selftests/progs/
+TEST_BPF_SRCS := $(wildcard selftests/*/progs/*.bpf.c)
+TEST_BPF_OBJS := $(foreach f,$(TEST_BPF_SRCS),$(O)/selftests/progs/$(notdir $(f:.bpf.c=.bpf.o)))
+TEST_BPF_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
+vpath %.bpf.c $(sort $(dir $(TEST_BPF_SRCS)))
+
+$(O)/selftests/progs/%.bpf.o: %.bpf.c $(BPF_HDRS) $(O)/vmlinux.h
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(O)/selftests/progs/%.skel.h: $(O)/selftests/progs/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
 
@@ -126,10 +148,10 @@ TOOLS := $(patsubst selftests/tools/%.c,$(O)/selftests/%,$(TOOL_SRCS))
 
 tools: $(TOOLS)
 
-$(O)/selftests/%: selftests/tools/%.c $(wildcard selftests/tools/*.h) $(BPF_SKELS)
+$(O)/selftests/%: selftests/tools/%.c $(wildcard selftests/tools/*.h) $(BPF_SKELS) $(TEST_BPF_SKELS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(USER_CFLAGS) -Iselftests/tools $< -o $@ $(USER_LDLIBS)
+	$(Q)$(CC) $(USER_CFLAGS) -Iselftests/tools -I$(O)/selftests/progs $< -o $@ $(USER_LDLIBS)
 
 # ---- tests, demo, bench -------------------------------------------------------------
 check: all

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * slackgov.bpf.c - first cut of the metrics side: slack of one target.
+ * e2e.bpf.c - the rig's end-to-end probe: the smallest real feed.
  *
- * slack = time the target spent blocked in wait calls / window length.
- * At each window close the sample is handed to slackgov.ko by the kfunc.
+ * One target process (rodata target_tgid); slack = time it spent blocked in
+ * wait calls / window length; at each window close the sample goes to
+ * slackgov.ko through the kfunc.  It proves the chain tracepoint -> kfunc ->
+ * governor -> driver; the product's metrics are bpf/slackgov.bpf.c.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -32,6 +34,8 @@ struct sg_state {
 	__u64 seq;
 	__u32 nr_wait;
 	__s32 last_ret;
+	__u64 nr_ok;		/* samples the module accepted */
+	__u64 nr_err;		/* samples it rejected */
 };
 
 struct {
@@ -115,6 +119,10 @@ int BPF_PROG(sg_sys_exit, struct pt_regs *regs, long ret)
 	if (cpu < SLACKGOV_MAX_CPUS)
 		s->cpus[cpu / 64 & (SLACKGOV_CPU_WORDS - 1)] |= 1ULL << (cpu % 64);
 	st->last_ret = slackgov_report(s, sizeof(*s));
+	if (st->last_ret)
+		st->nr_err++;
+	else
+		st->nr_ok++;
 	st->win_start = now;
 	st->blocked_ns = 0;
 	st->nr_wait = 0;

@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: GPL-2.0
+# guest-boot.sh - the guest is what the other tests assume: Debian's 6.1
+# kernel with BTF, the mounts, no cpufreq driver until a test loads one.
+. "$SG_TOP/selftests/lib/ktap.sh"
+
+ktap_plan 6
+ktap_check 'uname -r | grep -q "^6\.1\."' "kernel is 6.1 ($(uname -r))"
+ktap_check '[ -s /sys/kernel/btf/vmlinux ]' "vmlinux BTF present"
+ktap_check 'grep -q " /sys/fs/bpf bpf " /proc/mounts' "bpffs mounted"
+ktap_check '[ -e /sys/kernel/tracing/trace ]' "tracefs mounted"
+ktap_check '[ ! -e /sys/devices/system/cpu/cpu0/cpufreq ]' "no cpufreq driver at boot"
+ktap_eq 2 "$(grep -c ^processor /proc/cpuinfo)" "two vCPUs"
+ktap_finished
