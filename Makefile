@@ -78,9 +78,9 @@ kmod modules: $(O)/kmod/.stamp
 $(O)/kmod/.stamp: $(SETUP_STAMP) $(KMOD_SRCS)
 	$(call msg,KBUILD,$(O)/kbuild)
 	$(Q)mkdir -p $(O)/kbuild $(O)/kmod
-	$(Q)find $(O)/kbuild -type l -delete
-	$(Q)for f in $(KSRC); do mkdir -p $(O)/kbuild/$$(dirname $$f); \
-		cp -rs $(CURDIR)/$$f $(O)/kbuild/$$(dirname $$f)/; done
+	$(Q)find $(O)/kbuild -xtype l -delete	# sources that were removed
+	$(Q)for f in $(KMOD_SRCS); do [ -L $(O)/kbuild/$$f ] || \
+		{ mkdir -p $(O)/kbuild/$$(dirname $$f) && ln -s $(CURDIR)/$$f $(O)/kbuild/$$f; }; done
 	$(Q)$(MAKE) -C $(KDIR) M=$(O)/kbuild $(if $(V),V=$(V)) modules $(if $(Q),>$(O)/kbuild.log 2>&1 || \
 		{ cat $(O)/kbuild.log; exit 1; })
 	$(Q)cp $$(find $(O)/kbuild -name '*.ko') $(O)/kmod/

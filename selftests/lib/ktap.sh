@@ -19,7 +19,10 @@ KTAP_FAIL=0
 KTAP_SKIP=0
 KTAP_DEFERRED=""
 
+KTAP_PLAN=""
+
 ktap_plan() {
+	KTAP_PLAN=$1
 	echo "TAP version 13"
 	echo "1..$1"
 }
@@ -111,6 +114,10 @@ trap 'sg_run_deferred; exit 1' INT TERM
 
 ktap_finished() {
 	sg_run_deferred
+	if [ -n "$KTAP_PLAN" ] && [ "$KTAP_N" -ne "$KTAP_PLAN" ]; then
+		echo "# planned $KTAP_PLAN checks, ran $KTAP_N"
+		KTAP_FAIL=$((KTAP_FAIL + 1))
+	fi
 	echo "# totals: pass $((KTAP_N - KTAP_FAIL - KTAP_SKIP)) fail $KTAP_FAIL skip $KTAP_SKIP"
 	[ "$KTAP_FAIL" -eq 0 ] && exit 0
 	exit 1
