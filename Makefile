@@ -62,10 +62,11 @@ help:
 	@echo 'Variables: V=1 (verbose) O=dir KDIR=dir KVER=$(KVER) T=test-filter'
 
 # ---- setup ------------------------------------------------------------------
-SETUP_STAMP := $(KCACHE)/.stamp-vmlinux_h
+SETUP_STAMP := $(KCACHE)/.setup-done
 
 setup $(SETUP_STAMP): scripts/setup
 	$(Q)scripts/setup
+	$(Q)touch $(SETUP_STAMP)
 
 # ---- kernel modules -----------------------------------------------------------
 # Kbuild of 6.1 writes objects beside the sources of an external module, so
