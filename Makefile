@@ -176,3 +176,8 @@ clean:
 
 distclean: clean
 	$(Q)rm -rf $(CACHE)
+
+# "make build/selftests/sgserver" etc.: relative names of the outputs above
+REL_OUTPUTS := $(patsubst $(CURDIR)/%,%,$(filter $(CURDIR)/%,$(TOOLS) $(O)/userctl/slackctl))
+.PHONY: $(REL_OUTPUTS)
+$(REL_OUTPUTS): %: $(CURDIR)/%
