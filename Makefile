@@ -58,6 +58,9 @@ help:
 	@echo '  check-host   host tests only      check-guest  guest tests only'
 	@echo '  demo         the governor on its demo workload, with a report'
 	@echo '  bench        the evaluation matrix (long)'
+	@echo '  install      slackctl, BPF object, unit, man page (DESTDIR=, PREFIX=)'
+	@echo '  uninstall    remove what install laid out'
+	@echo '  dkms-install the module through DKMS for the running kernel'
 	@echo '  clean        remove $(O)    distclean  also the kernel cache'
 	@echo 'Variables: V=1 (verbose) O=dir KDIR=dir KVER=$(KVER) T=test-filter'
 
@@ -176,6 +179,67 @@ clean:
 
 distclean: clean
 	$(Q)rm -rf $(CACHE)
+
+# ---- install ------------------------------------------------------------------------
+# make install DESTDIR=... PREFIX=...: slackctl, the BPF object, the service
+# script, the systemd unit, the man page and an example config.  The module
+# is installed by DKMS (make dkms-install), which builds it for each kernel.
+PREFIX		?= /usr/local
+SBINDIR		?= $(PREFIX)/sbin
+LIBDIR		?= $(PREFIX)/lib/slackgov
+MANDIR		?= $(PREFIX)/share/man
+UNITDIR		?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR	?= /etc
+VERSION		:= 0.1
+DKMS_SRC	?= /usr/src/slackgov-$(VERSION)
+
+INSTALLED := $(SBINDIR)/slackctl $(LIBDIR)/slackgov.bpf.o $(LIBDIR)/slackgov-service \
+	$(UNITDIR)/slackgov.service $(MANDIR)/man8/slackctl.8 $(SYSCONFDIR)/slackgov.conf
+
+.PHONY: install uninstall man dkms-install dkms-uninstall
+man: $(O)/man/slackctl.8
+
+$(O)/man/slackctl.8: Documentation/slackctl.rst
+	$(call msg,RST2MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)rst2man $< > $@
+
+$(O)/slackgov.service: scripts/slackgov.service.in
+	$(Q)sed -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+
+install: userctl bpf man $(O)/slackgov.service
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 $(O)/userctl/slackctl $(DESTDIR)$(SBINDIR)/slackctl
+	$(Q)install -D -m 0644 $(O)/bpf/slackgov.bpf.o $(DESTDIR)$(LIBDIR)/slackgov.bpf.o
+	$(Q)install -D -m 0755 scripts/slackgov-service $(DESTDIR)$(LIBDIR)/slackgov-service
+	$(Q)install -D -m 0644 $(O)/slackgov.service $(DESTDIR)$(UNITDIR)/slackgov.service
+	$(Q)install -D -m 0644 $(O)/man/slackctl.8 $(DESTDIR)$(MANDIR)/man8/slackctl.8
+	$(Q)[ -e $(DESTDIR)$(SYSCONFDIR)/slackgov.conf ] || \
+		install -D -m 0644 scripts/slackgov.conf $(DESTDIR)$(SYSCONFDIR)/slackgov.conf
+
+# the config is the administrator's: removed only if unchanged
+uninstall:
+	$(call msg,UNINSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)cmp -s scripts/slackgov.conf $(DESTDIR)$(SYSCONFDIR)/slackgov.conf && \
+		rm -f $(DESTDIR)$(SYSCONFDIR)/slackgov.conf || true
+	$(Q)rm -f $(addprefix $(DESTDIR),$(filter-out $(SYSCONFDIR)/%,$(INSTALLED)))
+	$(Q)rmdir $(DESTDIR)$(LIBDIR) 2>/dev/null || true
+
+# The module's sources as DKMS wants them, then dkms add/build/install for
+# the running kernel (or KERNELRELEASE=...).  DESTDIR only stages the tree.
+DKMS_FILES := dkms.conf Kbuild $(shell find kmod include -type f) scripts/check-module-btf
+dkms-install:
+	$(call msg,DKMS,$(DESTDIR)$(DKMS_SRC))
+	$(Q)for f in $(DKMS_FILES); do install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f; done
+	$(Q)chmod 0755 $(DESTDIR)$(DKMS_SRC)/scripts/check-module-btf
+	$(Q)[ -n "$(DESTDIR)" ] || { dkms add slackgov/$(VERSION) && \
+		dkms build slackgov/$(VERSION) $(if $(KERNELRELEASE),-k $(KERNELRELEASE)) && \
+		dkms install slackgov/$(VERSION) $(if $(KERNELRELEASE),-k $(KERNELRELEASE)); }
+
+dkms-uninstall:
+	$(Q)dkms remove slackgov/$(VERSION) --all 2>/dev/null || true
+	$(Q)rm -rf $(DESTDIR)$(DKMS_SRC)
 
 # "make build/selftests/sgserver" etc.: relative names of the outputs above
 REL_OUTPUTS := $(patsubst $(CURDIR)/%,%,$(filter $(CURDIR)/%,$(TOOLS) $(O)/userctl/slackctl))
