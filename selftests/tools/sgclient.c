@@ -1,0 +1,885 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sgclient.c - open-loop load generator for sgserver: Poisson arrivals at a
+ * fixed rate (or a ramp of rates), latency from the scheduled send time.
+ *
+ * Usage: sgclient [-H 127.0.0.1] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]
+ *                 [-s SERVICE_US] [-g GRACE_S] [--ramp R1,R2,...:STEP_S] [--frag N]
+ *
+ * Loopback only.  See Documentation/workload.rst.
+ */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include "sgwire.h"
+
+#define SGC_MAX_CONNS		1024
+#define SGC_MAX_RATE		1e7	/* req/s: far above what one sender thread can pace */
+#define SGC_MAX_DURATION	86400.0	/* s: one step at most a day */
+#define SGC_MAX_STEPS		1000
+#define SGC_DEFAULT_GRACE	2.0	/* s: wait for late responses after a step */
+#define SGC_CONNECT_MS		3000	/* loopback connects take microseconds */
+#define SGC_START_DELAY_NS	10000000ull	/* 10 ms between connecting and the first send */
+#define SGC_POLL_MS		50	/* receiver re-checks step completion this often */
+#define SGC_OUTQ		(64 * 1024)	/* per-connection send backlog (2048 requests) */
+#define SGC_INBUF		(16 * 1024)
+#define SGC_WATCHDOG_S		30	/* beyond the planned end: something is stuck */
+
+/*
+ * Latency histogram, log-linear (HDR-style), in nanoseconds: values below
+ * 2 * SGC_SUB are exact; above, each power of two is cut into SGC_SUB equal
+ * buckets, so a bucket is at most 1/256 of its value wide.  Percentiles report
+ * the bucket's midpoint: relative error at most 1/512 (0.2%), enough for
+ * p99.9.  Mean, min and max are exact.  Values past 2^41 ns (36 min) are
+ * clamped.  Memory is fixed (~70 KiB a step) whatever the run length.
+ */
+#define SGC_SUB_BITS		8
+#define SGC_SUB			(1u << SGC_SUB_BITS)
+#define SGC_MAX_MSB		41
+#define SGC_BUCKETS		((SGC_MAX_MSB - SGC_SUB_BITS + 2) * SGC_SUB)
+
+static const char *sgc_prog = "sgclient";
+
+struct sgc_conn {
+	int fd;
+	int dead;			/* __atomic: set by sender or receiver */
+	/* sender side */
+	size_t ooff, olen;
+	char out[SGC_OUTQ];
+	/* receiver side */
+	size_t ilen;
+	char in[SGC_INBUF];
+};
+
+struct sgc_step {
+	double rate;
+	uint64_t start_ns, end_ns;
+	/* sender side, __atomic */
+	uint64_t sent;
+	uint64_t unsent;		/* scheduled but no live connection to take it */
+	uint64_t lag_max_ns;		/* latest actual send after its scheduled time */
+	int sender_done;
+	/* receiver side */
+	uint64_t received, bad, sum_ns, min_ns, max_ns;
+	uint64_t *hist;
+};
+
+static struct sgc_opts {
+	const char *host;
+	int port;
+	double rate, duration_s, grace_s;
+	int conns;
+	uint64_t seed;
+	bool json, ramp;
+	uint32_t service_us;
+	unsigned long frag;
+} opt = { .host = "127.0.0.1", .port = -1, .conns = 4, .seed = 1,
+	  .grace_s = SGC_DEFAULT_GRACE, .service_us = SGW_SVC_DEFAULT };
+
+static struct sgc_conn *conns;
+static struct sgc_step *steps;
+static int nsteps;
+static uint64_t t0, step_ns, late;
+static int conns_lost;			/* __atomic */
+
+/* ---- errors --------------------------------------------------------------------- */
+
+static void __attribute__((format(printf, 1, 2))) sgc_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", sgc_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void sgc_watchdog(int sig)
+{
+	static const char msg[] = "sgclient: error: watchdog: run did not end, giving up\n";
+	ssize_t r = write(2, msg, sizeof(msg) - 1);
+
+	(void)r;
+	_exit(1);
+}
+
+/* ---- schedule: seeded Poisson arrivals ------------------------------------------ */
+
+/* splitmix64 (Steele, Lea, Flood 2014): tiny, seedable with any value */
+static uint64_t sgc_rand(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Exponential inter-arrival time, in seconds, for @rate arrivals per second. */
+static double sgc_interval(uint64_t *s, double rate)
+{
+	double u = ((sgc_rand(s) >> 11) + 1) * 0x1.0p-53;	/* (0, 1] */
+
+	return -log(u) / rate;
+}
+
+/* ---- histogram ------------------------------------------------------------------- */
+
+static unsigned int sgc_hist_index(uint64_t v)
+{
+	unsigned int msb, shift;
+
+	if (v < 2 * SGC_SUB)
+		return v;
+	if (v >> (SGC_MAX_MSB + 1))
+		v = (2ull << SGC_MAX_MSB) - 1;
+	msb = 63 - __builtin_clzll(v);
+	shift = msb - SGC_SUB_BITS;
+	return (shift + 1) * SGC_SUB + (unsigned int)((v >> shift) - SGC_SUB);
+}
+
+/* midpoint of a bucket */
+static double sgc_hist_value(unsigned int idx)
+{
+	unsigned int shift;
+
+	if (idx < 2 * SGC_SUB)
+		return idx;
+	shift = idx / SGC_SUB - 1;
+	return (double)(((uint64_t)(idx % SGC_SUB + SGC_SUB)) << shift) +
+	       ((1ull << shift) - 1) / 2.0;
+}
+
+/* nearest-rank percentile, in ns, clamped to the exact extremes */
+static double sgc_percentile(const struct sgc_step *st, double p)
+{
+	uint64_t rank, seen = 0;
+	double v;
+
+	if (!st->received)
+		return 0;
+	rank = (uint64_t)ceil(p / 100.0 * st->received);
+	if (rank < 1)
+		rank = 1;
+	for (unsigned int i = 0; i < SGC_BUCKETS; i++) {
+		seen += st->hist[i];
+		if (seen >= rank) {
+			v = sgc_hist_value(i);
+			if (v < st->min_ns)
+				v = st->min_ns;
+			if (v > st->max_ns)
+				v = st->max_ns;
+			return v;
+		}
+	}
+	return st->max_ns;
+}
+
+/* ---- report ---------------------------------------------------------------------- */
+
+static void sgc_report(int k)
+{
+	struct sgc_step *st = &steps[k];
+	uint64_t sent = __atomic_load_n(&st->sent, __ATOMIC_ACQUIRE);
+	uint64_t unsent = __atomic_load_n(&st->unsent, __ATOMIC_ACQUIRE);
+	uint64_t unanswered = sent > st->received ? sent - st->received : 0;
+	uint64_t errors = unanswered + unsent + st->bad;
+	double dur = step_ns / 1e9;
+	double mean = st->received ? st->sum_ns / 1e3 / st->received : 0;
+	double p50 = sgc_percentile(st, 50) / 1e3, p90 = sgc_percentile(st, 90) / 1e3;
+	double p99 = sgc_percentile(st, 99) / 1e3, p999 = sgc_percentile(st, 99.9) / 1e3;
+	double max = st->max_ns / 1e3, rps = st->received / dur;
+	double lag = __atomic_load_n(&st->lag_max_ns, __ATOMIC_ACQUIRE) / 1e3;
+
+	if (opt.json) {
+		printf("{");
+		if (opt.ramp)
+			printf("\"step\": %d, ", k);
+		printf("\"rate\": %.6g, \"duration_s\": %.6g, \"conns\": %d, \"seed\": %llu, "
+		       "\"sent\": %llu, \"received\": %llu, \"errors\": %llu, "
+		       "\"unanswered\": %llu, \"rps\": %.3f, \"mean_us\": %.1f, "
+		       "\"p50_us\": %.1f, \"p90_us\": %.1f, \"p99_us\": %.1f, "
+		       "\"p999_us\": %.1f, \"max_us\": %.1f, \"send_lag_max_us\": %.1f}\n",
+		       st->rate, dur, opt.conns, (unsigned long long)opt.seed,
+		       (unsigned long long)sent, (unsigned long long)st->received,
+		       (unsigned long long)errors, (unsigned long long)unanswered, rps, mean,
+		       p50, p90, p99, p999, max, lag);
+	} else {
+		if (opt.ramp)
+			printf("step %d: ", k);
+		printf("rate %.6g req/s for %.6g s over %d connections (seed %llu)\n"
+		       "  sent %llu  received %llu  errors %llu (unanswered %llu)  "
+		       "achieved %.1f req/s\n"
+		       "  latency us: mean %.1f  p50 %.1f  p90 %.1f  p99 %.1f  p99.9 %.1f  "
+		       "max %.1f\n"
+		       "  sender lag max %.1f us\n",
+		       st->rate, dur, opt.conns, (unsigned long long)opt.seed,
+		       (unsigned long long)sent, (unsigned long long)st->received,
+		       (unsigned long long)errors, (unsigned long long)unanswered, rps,
+		       mean, p50, p90, p99, p999, max, lag);
+	}
+	fflush(stdout);
+}
+
+/* ---- sender ---------------------------------------------------------------------- */
+
+static bool sgc_dead(struct sgc_conn *c)
+{
+	return __atomic_load_n(&c->dead, __ATOMIC_ACQUIRE);
+}
+
+static void sgc_kill(struct sgc_conn *c)
+{
+	if (!__atomic_exchange_n(&c->dead, 1, __ATOMIC_ACQ_REL)) {
+		__atomic_fetch_add(&conns_lost, 1, __ATOMIC_RELAXED);
+		shutdown(c->fd, SHUT_RDWR);	/* the receiver sees EOF */
+	}
+}
+
+/* Push queued requests to the socket; false if the connection failed. */
+static bool sgc_flush(struct sgc_conn *c)
+{
+	while (c->ooff < c->olen) {
+		ssize_t n = send(c->fd, c->out + c->ooff, c->olen - c->ooff, MSG_NOSIGNAL);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				break;
+			sgc_kill(c);
+			return false;
+		}
+		c->ooff += n;
+	}
+	if (c->ooff == c->olen)
+		c->ooff = c->olen = 0;
+	return true;
+}
+
+/* Sleep until @when, pushing backlogged requests out meanwhile. */
+static void sgc_wait_until(uint64_t when)
+{
+	struct pollfd pfd[SGC_MAX_CONNS];
+
+	for (;;) {
+		int n = 0;
+		uint64_t now;
+
+		for (int i = 0; i < opt.conns; i++) {
+			struct sgc_conn *c = &conns[i];
+
+			if (c->olen && !sgc_dead(c) && sgc_flush(c) && c->olen) {
+				pfd[n].fd = c->fd;
+				pfd[n].events = POLLOUT;
+				n++;
+			}
+		}
+		now = sgw_now_ns();
+		if (now >= when)
+			return;
+		if (!n) {
+			struct timespec ts = sgw_ts(when);
+
+			while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+				;
+			return;
+		}
+		struct timespec rel = sgw_ts(when - now);
+
+		ppoll(pfd, n, &rel, NULL);
+	}
+}
+
+/* Requests queued but not yet handed to a live socket? */
+static bool sgc_backlog(void)
+{
+	for (int i = 0; i < opt.conns; i++)
+		if (conns[i].olen && !sgc_dead(&conns[i]))
+			return true;
+	return false;
+}
+
+/* Pick the next live connection, round-robin; NULL when none is left. */
+static struct sgc_conn *sgc_pick(int *rr)
+{
+	for (int i = 0; i < opt.conns; i++) {
+		struct sgc_conn *c = &conns[*rr];
+
+		*rr = (*rr + 1) % opt.conns;
+		if (!sgc_dead(c))
+			return c;
+	}
+	return NULL;
+}
+
+/* Queue one request; false if it could not be (connection lost, or stuck until @limit). */
+static bool sgc_enqueue(struct sgc_conn *c, const struct sgw_msg *m, uint64_t limit)
+{
+	while (SGC_OUTQ - c->olen < sizeof(*m)) {
+		struct pollfd pfd = { c->fd, POLLOUT, 0 };
+		uint64_t now = sgw_now_ns();
+		struct timespec rel;
+
+		if (c->ooff) {	/* compact */
+			memmove(c->out, c->out + c->ooff, c->olen - c->ooff);
+			c->olen -= c->ooff;
+			c->ooff = 0;
+			continue;
+		}
+		if (now >= limit)
+			return false;
+		rel = sgw_ts(limit - now);
+		ppoll(&pfd, 1, &rel, NULL);
+		if (!sgc_flush(c))
+			return false;
+	}
+	memcpy(c->out + c->olen, m, sizeof(*m));
+	c->olen += sizeof(*m);
+	return sgc_flush(c);
+}
+
+static void *sgc_sender(void *arg)
+{
+	uint64_t rng = opt.seed, id = 0;
+	uint64_t limit = t0 + nsteps * step_ns;	/* never block past the run */
+	int rr = 0;
+
+	for (int k = 0; k < nsteps; k++) {
+		struct sgc_step *st = &steps[k];
+		uint64_t lag_max = 0;
+		double off = 0;
+
+		/* arrivals restart at each step: memoryless, so still Poisson */
+		for (;;) {
+			struct sgw_msg m = { .magic = SGW_REQ_MAGIC, .service_us = opt.service_us };
+			struct sgc_conn *c;
+			uint64_t sched, now;
+
+			off += sgc_interval(&rng, st->rate);
+			if (off * 1e9 >= (double)step_ns)
+				break;
+			sched = st->start_ns + (uint64_t)(off * 1e9);
+			sgc_wait_until(sched);
+			c = sgc_pick(&rr);
+			if (!c) {
+				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
+				continue;
+			}
+			now = sgw_now_ns();
+			if (now - sched > lag_max)
+				lag_max = now - sched;
+			m.id = id++;
+			m.sched_ns = sched;
+			m.sent_ns = now;
+			if (sgc_enqueue(c, &m, limit))
+				__atomic_fetch_add(&st->sent, 1, __ATOMIC_RELEASE);
+			else if (!sgc_dead(c))	/* stuck past the run's end */
+				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
+			else	/* queued, then lost with its connection */
+				__atomic_fetch_add(&st->sent, 1, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&st->lag_max_ns, lag_max, __ATOMIC_RELEASE);
+		__atomic_store_n(&st->sender_done, 1, __ATOMIC_RELEASE);
+	}
+	/* push the backlog out, for at most half the grace */
+	limit = sgw_now_ns() + (uint64_t)(opt.grace_s * 1e9 / 2);
+	while (sgc_backlog() && sgw_now_ns() < limit)
+		sgc_wait_until(sgw_now_ns() + SGC_POLL_MS * 1000000ull);
+	return NULL;
+}
+
+/* ---- receiver -------------------------------------------------------------------- */
+
+static void sgc_account(const struct sgw_msg *m, uint64_t now, int *next_final)
+{
+	struct sgc_step *st;
+	uint64_t k, lat;
+
+	if (m->sched_ns < t0) {
+		late++;
+		return;
+	}
+	k = (m->sched_ns - t0) / step_ns;
+	if (k >= (uint64_t)nsteps)
+		k = nsteps - 1;
+	if ((int)k < *next_final) {	/* its step was already reported */
+		late++;
+		return;
+	}
+	st = &steps[k];
+	lat = now > m->sched_ns ? now - m->sched_ns : 0;
+	st->received++;
+	st->sum_ns += lat;
+	if (lat > st->max_ns)
+		st->max_ns = lat;
+	if (!st->min_ns || lat < st->min_ns)
+		st->min_ns = lat;
+	st->hist[sgc_hist_index(lat)]++;
+}
+
+/* Read responses; false when the connection is finished. */
+static bool sgc_readable(struct sgc_conn *c, int *next_final)
+{
+	size_t pos = 0;
+	ssize_t n;
+	uint64_t now;
+
+	n = read(c->fd, c->in + c->ilen, sizeof(c->in) - c->ilen);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+	if (n == 0)
+		return false;
+	now = sgw_now_ns();	/* one arrival time for what arrived together */
+	c->ilen += n;
+	for (; c->ilen - pos >= SGW_MSG_SIZE; pos += SGW_MSG_SIZE) {
+		struct sgw_msg m;
+
+		memcpy(&m, c->in + pos, sizeof(m));
+		if (m.magic != SGW_RESP_MAGIC) {
+			sgc_err("malformed response (magic %#x): dropping the connection",
+				m.magic);
+			steps[*next_final < nsteps ? *next_final : nsteps - 1].bad++;
+			return false;
+		}
+		sgc_account(&m, now, next_final);
+	}
+	c->ilen -= pos;
+	memmove(c->in, c->in + pos, c->ilen);
+	return true;
+}
+
+static void *sgc_receiver(void *arg)
+{
+	struct epoll_event ev[64];
+	uint64_t grace = (uint64_t)(opt.grace_s * 1e9);
+	int epfd = *(int *)arg, live = opt.conns, next_final = 0;
+
+	while (next_final < nsteps) {
+		struct sgc_step *st = &steps[next_final];
+		uint64_t now = sgw_now_ns(), deadline = st->end_ns + grace;
+		int n, timeout;
+
+		if (__atomic_load_n(&st->sender_done, __ATOMIC_ACQUIRE) &&
+		    (st->received >= __atomic_load_n(&st->sent, __ATOMIC_ACQUIRE) || !live ||
+		     now >= deadline)) {
+			sgc_report(next_final++);
+			continue;
+		}
+		timeout = SGC_POLL_MS;
+		if (now >= deadline)
+			timeout = 0;
+		else if (deadline - now < SGC_POLL_MS * 1000000ull)
+			timeout = (deadline - now) / 1000000 + 1;
+		n = epoll_wait(epfd, ev, 64, timeout);
+		for (int i = 0; i < n; i++) {
+			struct sgc_conn *c = &conns[ev[i].data.u32];
+
+			if (!sgc_readable(c, &next_final)) {
+				epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+				sgc_kill(c);
+				live--;
+			}
+		}
+	}
+	return NULL;
+}
+
+/* ---- connections ----------------------------------------------------------------- */
+
+/* The address to load, which must be loopback: this tool never loads another machine. */
+static int sgc_resolve(struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in *sin = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *sin6 = (struct sockaddr_in6 *)ss;
+	const char *h = strcmp(opt.host, "localhost") ? opt.host : "127.0.0.1";
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, h, &sin->sin_addr) == 1) {
+		if ((ntohl(sin->sin_addr.s_addr) >> 24) != 127)
+			goto not_loopback;
+		sin->sin_family = AF_INET;
+		sin->sin_port = htons(opt.port);
+		*len = sizeof(*sin);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, h, &sin6->sin6_addr) == 1) {
+		if (!IN6_IS_ADDR_LOOPBACK(&sin6->sin6_addr) &&
+		    !(IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr) && sin6->sin6_addr.s6_addr[12] == 127))
+			goto not_loopback;
+		sin6->sin6_family = AF_INET6;
+		sin6->sin6_port = htons(opt.port);
+		*len = sizeof(*sin6);
+		return 0;
+	}
+	sgc_err("host '%s' is not an IP address (no name lookups; use 127.0.0.1 or ::1)",
+		opt.host);
+	return -1;
+not_loopback:
+	sgc_err("host '%s' is not a loopback address: only 127.0.0.0/8 and ::1 are allowed",
+		opt.host);
+	return -1;
+}
+
+static int sgc_connect(const struct sockaddr_storage *ss, socklen_t len)
+{
+	struct pollfd pfd;
+	int fd, one = 1, err = 0;
+	socklen_t elen = sizeof(err);
+
+	fd = socket(ss->ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (const struct sockaddr *)ss, len) && errno != EINPROGRESS)
+		goto err;
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	if (poll(&pfd, 1, SGC_CONNECT_MS) != 1) {
+		errno = ETIMEDOUT;
+		goto err;
+	}
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &elen) || err) {
+		errno = err ? err : errno;
+		goto err;
+	}
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+err:
+	err = errno;
+	close(fd);
+	errno = err;
+	return -1;
+}
+
+/* ---- --frag: protocol check of the server's partial reads and pipelining ----------- */
+
+/*
+ * Writes N pipelined requests on one connection in fragments of 1-31 bytes
+ * (a short pause now and then, so the server sees requests split across
+ * reads), then expects N responses in order with their ids and times echoed.
+ */
+static int sgc_frag(int fd)
+{
+	size_t total = opt.frag * SGW_MSG_SIZE, off = 0, got = 0;
+	char *out = malloc(total), *in = malloc(total);
+	uint64_t rng = opt.seed, end = sgw_now_ns() + 10000000000ull;	/* 10 s */
+	int i = 0, ret = 1;
+
+	if (!out || !in) {
+		sgc_err("out of memory");
+		goto out;
+	}
+	for (unsigned long k = 0; k < opt.frag; k++) {
+		struct sgw_msg m = { SGW_REQ_MAGIC, opt.service_us, k, 1000 + k, 2000 + k };
+
+		memcpy(out + k * SGW_MSG_SIZE, &m, sizeof(m));
+	}
+	while (got < total) {
+		struct pollfd pfd = { fd, POLLIN | (off < total ? POLLOUT : 0), 0 };
+		uint64_t now = sgw_now_ns();
+
+		if (now >= end) {
+			sgc_err("--frag: timed out with %zu of %lu responses", got / SGW_MSG_SIZE,
+				opt.frag);
+			goto out;
+		}
+		poll(&pfd, 1, (end - now) / 1000000 + 1);
+		if (pfd.revents & POLLOUT) {
+			size_t len = 1 + sgc_rand(&rng) % (SGW_MSG_SIZE - 1);
+			ssize_t n;
+
+			if (len > total - off)
+				len = total - off;
+			n = send(fd, out + off, len, MSG_NOSIGNAL);
+			if (n < 0 && errno != EAGAIN && errno != EINTR) {
+				sgc_err("--frag: send: %s", strerror(errno));
+				goto out;
+			}
+			off += n > 0 ? n : 0;
+			if (++i % 8 == 0)
+				usleep(200);	/* let the server read a torn request */
+		}
+		if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
+			ssize_t n = read(fd, in + got, total - got);
+
+			if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR))) {
+				sgc_err("--frag: connection closed after %zu responses",
+					got / SGW_MSG_SIZE);
+				goto out;
+			}
+			got += n > 0 ? n : 0;
+		}
+	}
+	for (unsigned long k = 0; k < opt.frag; k++) {
+		struct sgw_msg m;
+
+		memcpy(&m, in + k * SGW_MSG_SIZE, sizeof(m));
+		if (m.magic != SGW_RESP_MAGIC || m.id != k || m.sched_ns != 1000 + k ||
+		    m.sent_ns != 2000 + k) {
+			sgc_err("--frag: response %lu is wrong (magic %#x id %llu)", k, m.magic,
+				(unsigned long long)m.id);
+			goto out;
+		}
+	}
+	printf("frag ok %lu\n", opt.frag);
+	ret = 0;
+out:
+	free(out);
+	free(in);
+	return ret;
+}
+
+/* ---- main ------------------------------------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s [-H HOST] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]\n"
+		"       %s [-H HOST] -p PORT --ramp R1,R2,...:STEP_S [-c CONNS] [-S SEED] [-j]\n"
+		"       %s [-H HOST] -p PORT --frag N\n"
+		"  -H HOST        server address, loopback only (default 127.0.0.1; ::1 works)\n"
+		"  -p PORT        server port\n"
+		"  -r RATE        requests per second, Poisson arrivals\n"
+		"  -d SECONDS     how long to send (fractions allowed)\n"
+		"  -c CONNS       connections, requests spread round-robin (default 4)\n"
+		"  -S SEED        seed of the arrival schedule (default 1): same seed, same schedule\n"
+		"  -j             JSON: one object per line (per step with --ramp)\n"
+		"  -s SERVICE_US  ask for this service time in every request (default: server's)\n"
+		"  -g GRACE_S     wait this long for late responses after a step (default %g)\n"
+		"  --ramp R1,R2,...:STEP_S  rates in sequence, STEP_S seconds each\n"
+		"  --frag N       protocol check: N pipelined requests in torn fragments\n",
+		sgc_prog, sgc_prog, sgc_prog, SGC_DEFAULT_GRACE);
+}
+
+static int bad_arg(const char *what, const char *val)
+{
+	sgc_err("invalid %s '%s' (see %s -h)", what, val, sgc_prog);
+	return 2;
+}
+
+/* "R1,R2,...:STEP_S" */
+static int sgc_parse_ramp(const char *arg)
+{
+	char *s = strdup(arg), *colon, *tok, *save = NULL;
+	int ret = -1;
+
+	if (!s)
+		return -1;
+	colon = strrchr(s, ':');
+	if (!colon || sgw_parse_double(colon + 1, 0.001, SGC_MAX_DURATION, &opt.duration_s))
+		goto out;
+	*colon = '\0';
+	nsteps = 0;
+	for (tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		double r;
+
+		if (nsteps == SGC_MAX_STEPS || sgw_parse_double(tok, 1e-9, SGC_MAX_RATE, &r) ||
+		    r <= 0)
+			goto out;
+		steps[nsteps++].rate = r;
+	}
+	ret = nsteps ? 0 : -1;
+out:
+	free(s);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "ramp", required_argument, NULL, 'R' },
+		{ "frag", required_argument, NULL, 'F' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct sockaddr_storage ss;
+	socklen_t sslen;
+	pthread_t snd, rcv;
+	bool have_r = false, have_d = false;
+	unsigned long v;
+	double total_s;
+	int c, epfd, ret = 0;
+
+	steps = calloc(SGC_MAX_STEPS, sizeof(*steps));
+	if (!steps) {
+		sgc_err("out of memory");
+		return 1;
+	}
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":H:p:r:d:c:S:js:g:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			opt.host = optarg;
+			break;
+		case 'p':
+			if (sgw_parse_ulong(optarg, 1, 65535, &v))
+				return bad_arg("port", optarg);
+			opt.port = v;
+			break;
+		case 'r':
+			if (sgw_parse_double(optarg, -INFINITY, SGC_MAX_RATE, &opt.rate) ||
+			    opt.rate <= 0)
+				return bad_arg("rate (must be > 0 req/s)", optarg);
+			have_r = true;
+			break;
+		case 'd':
+			if (sgw_parse_double(optarg, -INFINITY, SGC_MAX_DURATION, &opt.duration_s) ||
+			    opt.duration_s <= 0)
+				return bad_arg("duration (must be > 0 s)", optarg);
+			have_d = true;
+			break;
+		case 'c':
+			if (sgw_parse_ulong(optarg, 1, SGC_MAX_CONNS, &v))
+				return bad_arg("connection count", optarg);
+			opt.conns = v;
+			break;
+		case 'S':
+			if (sgw_parse_ulong(optarg, 0, ULONG_MAX, &v))
+				return bad_arg("seed", optarg);
+			opt.seed = v;
+			break;
+		case 'j':
+			opt.json = true;
+			break;
+		case 's':
+			if (sgw_parse_ulong(optarg, 0, 10000000, &v))
+				return bad_arg("service time", optarg);
+			opt.service_us = v;
+			break;
+		case 'g':
+			if (sgw_parse_double(optarg, 0, 3600, &opt.grace_s))
+				return bad_arg("grace time", optarg);
+			break;
+		case 'R':
+			if (sgc_parse_ramp(optarg))
+				return bad_arg("ramp (want R1,R2,...:STEP_S, rates > 0)", optarg);
+			opt.ramp = true;
+			break;
+		case 'F':
+			if (sgw_parse_ulong(optarg, 1, 1000000, &opt.frag))
+				return bad_arg("--frag count", optarg);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			sgc_err("option '%s' needs a value (see %s -h)", argv[optind - 1], sgc_prog);
+			return 2;
+		default:
+			if (optopt)
+				sgc_err("unknown option '-%c' (see %s -h)", optopt, sgc_prog);
+			else
+				sgc_err("unknown option '%s' (see %s -h)", argv[optind - 1],
+					sgc_prog);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return bad_arg("argument", argv[optind]);
+	if (opt.port < 0) {
+		sgc_err("missing -p PORT (see %s -h)", sgc_prog);
+		return 2;
+	}
+	if (!opt.frag) {
+		if (opt.ramp && (have_r || have_d)) {
+			sgc_err("--ramp sets the rates and durations: drop -r and -d");
+			return 2;
+		}
+		if (!opt.ramp && (!have_r || !have_d)) {
+			sgc_err("missing %s (see %s -h)", have_r ? "-d SECONDS" : "-r RATE",
+				sgc_prog);
+			return 2;
+		}
+		if (!opt.ramp) {
+			nsteps = 1;
+			steps[0].rate = opt.rate;
+		}
+	}
+	if (sgc_resolve(&ss, &sslen))
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+
+	if (opt.frag) {
+		int fd = sgc_connect(&ss, sslen);
+
+		if (fd < 0) {
+			sgc_err("cannot connect to %s port %d: %s", opt.host, opt.port,
+				strerror(errno));
+			return 1;
+		}
+		ret = sgc_frag(fd);
+		close(fd);
+		return ret;
+	}
+
+	/* bounded: the planned end, the last grace, and a margin; then give up */
+	total_s = nsteps * opt.duration_s + opt.grace_s;
+	signal(SIGALRM, sgc_watchdog);
+	alarm((unsigned int)ceil(total_s) + SGC_WATCHDOG_S);
+	prctl(PR_SET_TIMERSLACK, 1);	/* wake at the scheduled send, not 50 us later */
+
+	conns = calloc(opt.conns, sizeof(*conns));
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (!conns || epfd < 0) {
+		sgc_err("setup: %s", strerror(errno));
+		return 1;
+	}
+	for (int i = 0; i < opt.conns; i++) {
+		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u32 = i };
+
+		conns[i].fd = sgc_connect(&ss, sslen);
+		if (conns[i].fd < 0) {
+			sgc_err("cannot connect to %s port %d: %s", opt.host, opt.port,
+				strerror(errno));
+			return 1;
+		}
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, conns[i].fd, &ev)) {
+			sgc_err("epoll_ctl: %s", strerror(errno));
+			return 1;
+		}
+	}
+	step_ns = (uint64_t)(opt.duration_s * 1e9);
+	t0 = sgw_now_ns() + SGC_START_DELAY_NS;
+	for (int k = 0; k < nsteps; k++) {
+		steps[k].start_ns = t0 + k * step_ns;
+		steps[k].end_ns = steps[k].start_ns + step_ns;
+		steps[k].hist = calloc(SGC_BUCKETS, sizeof(uint64_t));
+		if (!steps[k].hist) {
+			sgc_err("out of memory");
+			return 1;
+		}
+	}
+	if (pthread_create(&rcv, NULL, sgc_receiver, &epfd) ||
+	    pthread_create(&snd, NULL, sgc_sender, NULL)) {
+		sgc_err("cannot start threads");
+		return 1;
+	}
+	pthread_join(snd, NULL);
+	pthread_join(rcv, NULL);
+	alarm(0);
+
+	if (late)
+		fprintf(stderr, "%s: %llu responses arrived after their step was reported\n",
+			sgc_prog, (unsigned long long)late);
+	if (__atomic_load_n(&conns_lost, __ATOMIC_RELAXED)) {
+		sgc_err("%d of %d connections were lost during the run", conns_lost, opt.conns);
+		ret = 1;
+	}
+	for (int i = 0; i < opt.conns; i++)
+		close(conns[i].fd);
+	close(epfd);
+	return ret;
+}
