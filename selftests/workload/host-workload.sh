@@ -1,0 +1,155 @@
+# SPDX-License-Identifier: GPL-2.0
+# host-workload.sh - the project's workload on the host: sgserver (both
+# threading shapes) answers every request sgclient sends, at the asked rate,
+# with a schedule fixed by the seed, service time that shows in the latency,
+# JSON that parses, and clear errors on bad input.
+. "$SG_TOP/selftests/lib/ktap.sh"
+
+B=$SG_BUILD/selftests
+for t in sgserver sgclient; do
+	[ -x "$B/$t" ] || ktap_skip_all "$B/$t not built (make tools)"
+done
+command -v python3 >/dev/null || ktap_skip_all "python3 missing"
+
+# start_server NAME ARGS...: sgserver in the background, stdout in NAME.out;
+# sets PORT (empty if it never said ready) and NAME_PID.
+start_server() {
+	_n=$1; shift
+	"$B/sgserver" -p 0 "$@" >"$_n.out" 2>"$_n.err" &
+	eval "${_n}_PID=$!"
+	sg_defer "kill $! 2>/dev/null; wait $! 2>/dev/null"
+	PORT=
+	for _i in $(seq 50); do
+		PORT=$(sed -n 's/^ready \([0-9][0-9]*\)$/\1/p' "$_n.out")
+		[ -n "$PORT" ] && break
+		sleep 0.1
+	done
+}
+
+# jget FILE KEY [LINE]: a key of the JSON object on line LINE (default 1)
+jget() {
+	python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read().splitlines()[int(sys.argv[3])])[sys.argv[2]])' \
+		"$1" "$2" "$((${3:-1} - 1))" 2>/dev/null
+}
+
+# within FILE RATE PCT: achieved rps within PCT% of RATE
+within() {
+	python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["rps"]; sys.exit(abs(r - float(sys.argv[2])) > float(sys.argv[3]) / 100 * float(sys.argv[2]))' "$@"
+}
+
+# ge FILE KEY VALUE: numeric key >= VALUE
+ge() {
+	python3 -c 'import json,sys; sys.exit(not json.load(open(sys.argv[1]))[sys.argv[2]] >= float(sys.argv[3]))' "$@"
+}
+
+ktap_plan 37
+
+# ---- calibration --------------------------------------------------------------------
+W=$("$B/sgserver" --calibrate | sed -n 's/^iters_per_us \([0-9][0-9]*\)$/\1/p')
+ktap_check '[ -n "$W" ] && [ "$W" -gt 0 ]' "--calibrate prints iters_per_us N (N=$W)"
+W=${W:-1000}
+
+# ---- epoll shape --------------------------------------------------------------------
+start_server epoll -m epoll -t 2 -w "$W"
+EPORT=$PORT
+ktap_check '[ -n "$EPORT" ]' "epoll server prints 'ready PORT' (port $EPORT)"
+
+# 3000 req/s for 2 s: 6000 arrivals expected (Poisson sd ~77, 1.3%), so the
+# 5% band is a real check of pacing, not of luck; the seed fixes the draw.
+ktap_run_ok "client runs 3000 req/s for 2 s" \
+	sh -c "'$B/sgclient' -p $EPORT -r 3000 -d 2 -c 4 -S 1 -j >run1.json 2>run1.err"
+ktap_note "$(cat run1.json)"
+ktap_check 'python3 -c "import json,sys; json.load(sys.stdin)" <run1.json' "JSON output parses"
+ktap_check 'python3 -c "import json,sys; o=json.load(sys.stdin); sys.exit(not all(k in o for k in \"rps sent received errors mean_us p50_us p90_us p99_us p999_us max_us duration_s rate conns seed\".split()))" <run1.json' \
+	"JSON has every documented key"
+ktap_cmp "$(jget run1.json sent)" -gt 0 "requests were sent"
+ktap_eq "$(jget run1.json sent)" "$(jget run1.json received)" "every request was answered"
+ktap_eq 0 "$(jget run1.json errors)" "no errors"
+ktap_check 'within run1.json 3000 5' "achieved RPS within 5% of 3000 ($(jget run1.json rps))"
+ktap_check 'python3 -c "import json,sys; o=json.load(sys.stdin); sys.exit(not 0 < o[\"p50_us\"] <= o[\"p90_us\"] <= o[\"p99_us\"] <= o[\"p999_us\"] <= o[\"max_us\"])" <run1.json' \
+	"percentiles are ordered"
+
+# same seed, same schedule (the arrival count in the window is the schedule's)
+"$B/sgclient" -p "$EPORT" -r 2000 -d 0.5 -S 42 -j >seed1.json 2>/dev/null
+"$B/sgclient" -p "$EPORT" -r 2000 -d 0.5 -S 42 -j >seed2.json 2>/dev/null
+ktap_eq "$(jget seed1.json sent)" "$(jget seed2.json sent)" "same seed, same number of arrivals"
+
+ktap_check '"$B/sgclient" -p $EPORT --frag 2000 2>&1 | grep -qx "frag ok 2000"' \
+	"epoll: pipelined requests torn across reads are answered in order"
+ktap_check '"$B/sgclient" -H ::1 -p $EPORT -r 10 -d 0.2 >/dev/null 2>&1; [ $? -eq 1 ]' \
+	"::1 is accepted as loopback (server listens on 127.0.0.1 only: refused)"
+
+# ramp: one JSON object per step, with step and rate
+ktap_run_ok "client ramps 200,1000,500 req/s, 1 s each" \
+	sh -c "'$B/sgclient' -p $EPORT --ramp 200,1000,500:1 -S 3 -j >ramp.json 2>ramp.err"
+sed "s/^/# /" ramp.json
+ktap_eq 3 "$(wc -l <ramp.json)" "ramp prints one line per step"
+ktap_check 'python3 -c "
+import json,sys
+o=[json.loads(l) for l in open(\"ramp.json\")]
+sys.exit(not ([x[\"step\"] for x in o] == [0,1,2] and [x[\"rate\"] for x in o] == [200,1000,500]
+	and all(x[\"sent\"] == x[\"received\"] > 0 and x[\"errors\"] == 0 for x in o)))"' \
+	"ramp steps carry step and rate, every request answered"
+
+kill "$epoll_PID"
+wait "$epoll_PID"
+ktap_eq 0 "$?" "epoll server exits 0 on SIGTERM"
+ktap_check 'grep -q "requests=[1-9]" epoll.err' "epoll server prints its summary"
+ktap_note "$(cat epoll.err)"
+
+# ---- thread-per-connection shape ----------------------------------------------------
+start_server thread -m thread -w "$W"
+TPORT=$PORT
+ktap_check '[ -n "$TPORT" ]' "thread server prints 'ready PORT' (port $TPORT)"
+ktap_run_ok "client runs 1000 req/s for 2 s against the thread server" \
+	sh -c "'$B/sgclient' -p $TPORT -r 1000 -d 2 -c 8 -S 2 -j >thr.json 2>thr.err"
+ktap_note "$(cat thr.json)"
+ktap_cmp "$(jget thr.json sent)" -gt 0 "thread: requests were sent"
+ktap_eq "$(jget thr.json sent)" "$(jget thr.json received)" "thread: every request was answered"
+ktap_eq 0 "$(jget thr.json errors)" "thread: no errors"
+ktap_check '"$B/sgclient" -p $TPORT --frag 2000 2>&1 | grep -qx "frag ok 2000"' \
+	"thread: pipelined requests torn across reads are answered in order"
+
+# per-request service override: the server's default is 0, the request asks 3 ms
+"$B/sgclient" -p "$TPORT" -r 50 -d 1 -c 2 -s 3000 -j >ovr.json 2>/dev/null
+ktap_note "$(cat ovr.json)"
+ktap_check 'ge ovr.json p50_us 3000' "a request's service_us override shows in p50 ($(jget ovr.json p50_us) us >= 3000)"
+kill "$thread_PID"
+wait "$thread_PID"
+ktap_eq 0 "$?" "thread server exits 0 on SIGTERM"
+
+# ---- service time -------------------------------------------------------------------
+# The spin is work calibrated on the fastest run, so it lasts at least its
+# nominal time; only the lower bound is asserted (latency is a benchmark figure).
+start_server svc -t 2 -s 2000 -w "$W" -d 30
+ktap_check '[ -n "$PORT" ]' "server with 2 ms service time is ready"
+"$B/sgclient" -p "$PORT" -r 50 -d 1 -c 2 -j >svc.json 2>/dev/null
+ktap_note "$(cat svc.json)"
+ktap_eq "$(jget svc.json sent)" "$(jget svc.json received)" "service: every request was answered"
+ktap_check 'ge svc.json p50_us 2000' "service time shows in p50 ($(jget svc.json p50_us) us >= 2000)"
+
+ktap_check 'timeout 10 "$B/sgserver" -p 0 -w "$W" -d 0.3 >/dev/null 2>&1' "server exits by itself after -d"
+
+# ---- bad input ----------------------------------------------------------------------
+# fails_with RC "description" args...: sgclient exits RC with "sgclient: error:"
+fails_with() {
+	_rc=$1 _d=$2; shift 2
+	timeout 10 "$B/sgclient" "$@" >bad.out 2>bad.err
+	_got=$?
+	if [ "$_got" -eq "$_rc" ] && grep -q '^sgclient: error: ' bad.err; then
+		ktap_ok "$_d"
+	else
+		ktap_note "exit $_got (want $_rc), stderr: $(cat bad.err)"
+		ktap_fail "$_d"
+	fi
+}
+fails_with 2 "missing -p is an error" -r 10 -d 1
+fails_with 2 "rate 0 is an error" -p "$EPORT" -r 0 -d 1
+fails_with 2 "negative rate is an error" -p "$EPORT" -r -5 -d 1
+fails_with 2 "unknown flag is an error" -p "$EPORT" -r 10 -d 1 --bogus
+fails_with 2 "non-loopback host is refused" -H 192.0.2.1 -p "$EPORT" -r 10 -d 1
+# the epoll server is gone: nothing listens on its port
+fails_with 1 "connection refused is an error" -p "$EPORT" -r 10 -d 1
+ktap_check '! "$B/sgserver" -m bogus 2>bad.err && grep -q "^sgserver: error: " bad.err' \
+	"server refuses an unknown mode"
+ktap_finished
