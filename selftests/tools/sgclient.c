@@ -356,6 +356,7 @@ static void *sgc_sender(void *arg)
 {
 	uint64_t rng = opt.seed, id = 0;
 	uint64_t limit = t0 + nsteps * step_ns;	/* never block past the run */
+	uint64_t giveup = (uint64_t)(opt.grace_s * 1e9 / 2);
 	int rr = 0;
 
 	for (int k = 0; k < nsteps; k++) {
@@ -373,9 +374,17 @@ static void *sgc_sender(void *arg)
 			if (off * 1e9 >= (double)step_ns)
 				break;
 			sched = st->start_ns + (uint64_t)(off * 1e9);
+			/*
+			 * Give up on arrivals that are hopelessly late (the sender could
+			 * not keep up) or that have no connection left to go on: count
+			 * them as errors without sending, so the run ends on time.
+			 */
+			if (sgw_now_ns() > st->end_ns + giveup || !(c = sgc_pick(&rr))) {
+				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
+				continue;
+			}
 			sgc_wait_until(sched);
-			c = sgc_pick(&rr);
-			if (!c) {
+			if (sgc_dead(c) && !(c = sgc_pick(&rr))) {
 				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
 				continue;
 			}

@@ -56,6 +56,15 @@ static int stop_fd = -1;		/* eventfd: readable once stopping */
 static volatile sig_atomic_t stopping;
 static uint64_t svc_default_iters;
 
+/*
+ * Checked between requests, so that a stop is not held up by a backlog of
+ * pipelined requests (up to 512 per read, each SERVICE_US long).
+ */
+static bool sgs_stopping(void)
+{
+	return __atomic_load_n(&stopping, __ATOMIC_RELAXED);
+}
+
 /* ---- service ---------------------------------------------------------------- */
 
 /*
@@ -222,7 +231,7 @@ static int sgs_conn_readable(struct sgs_conn *c)
 		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
 	c->rlen += n;
 
-	while (c->rlen - pos >= SGW_MSG_SIZE) {
+	while (c->rlen - pos >= SGW_MSG_SIZE && !sgs_stopping()) {
 		struct sgw_msg resp;
 
 		if (!sgs_serve(c->rbuf + pos, &resp)) {
@@ -260,7 +269,7 @@ static void *sgs_worker_main(void *arg)
 			struct sgs_conn *c = ev[i].data.ptr;
 			int err = 0;
 
-			if (!c)		/* stop_fd */
+			if (!c || sgs_stopping())	/* stop_fd */
 				return NULL;
 			if (ev[i].events & EPOLLOUT) {
 				err = sgs_conn_flush(c);
@@ -328,7 +337,7 @@ static void *sgs_cthread_main(void *arg)
 		if (n <= 0)
 			break;
 		len += n;
-		for (; len - pos >= SGW_MSG_SIZE; pos += SGW_MSG_SIZE) {
+		for (; len - pos >= SGW_MSG_SIZE && !sgs_stopping(); pos += SGW_MSG_SIZE) {
 			struct sgw_msg resp;
 
 			if (!sgs_serve(buf + pos, &resp)) {
@@ -366,7 +375,7 @@ static int sgs_listen(int *port)
 	socklen_t len = sizeof(sa);
 	int one = 1, fd;
 
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
