@@ -75,10 +75,11 @@ static inline void sgw_spin(uint64_t n)
  * fastest run is the estimate of the CPU's own speed; a median would take in
  * the neighbours' load of the moment (measured on a busy 2-core host: the
  * median calibrated 1000 us to 970-1000 us of spin, the fastest to 1000 us).
- * Runs are short (5 ms) so that some of them fall between interruptions.
+ * Runs are short (1 ms, under a scheduler slice) and many, so that some of
+ * them fall between interruptions; the whole calibration takes ~40 ms.
  */
-#define SGW_CAL_RUNS	11
-#define SGW_CAL_RUN_NS	5000000ull
+#define SGW_CAL_RUNS	31
+#define SGW_CAL_RUN_NS	1000000ull
 
 /*
  * sgw_calibrate - iterations of sgw_spin() per microsecond on this CPU now.

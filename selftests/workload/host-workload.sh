@@ -12,11 +12,11 @@ done
 command -v python3 >/dev/null || ktap_skip_all "python3 missing"
 
 # start_server NAME ARGS...: sgserver in the background, stdout in NAME.out;
-# sets PORT (empty if it never said ready) and NAME_PID.
+# sets PORT (empty if it never said ready) and SRV_PID.
 start_server() {
 	_n=$1; shift
 	"$B/sgserver" -p 0 "$@" >"$_n.out" 2>"$_n.err" &
-	eval "${_n}_PID=$!"
+	SRV_PID=$!
 	sg_defer "kill $! 2>/dev/null; wait $! 2>/dev/null"
 	PORT=
 	for _i in $(seq 50); do
@@ -48,10 +48,24 @@ ktap_plan 37
 W=$("$B/sgserver" --calibrate | sed -n 's/^iters_per_us \([0-9][0-9]*\)$/\1/p')
 ktap_check '[ -n "$W" ] && [ "$W" -gt 0 ]' "--calibrate prints iters_per_us N (N=$W)"
 W=${W:-1000}
+# The service-time checks below assert a lower bound: latency >= service.  The
+# spin is work, and this shared host's CPU speed itself moves with its
+# neighbours' load (measured: 2000-3700 iterations/us within a minute, SMT
+# siblings), so work calibrated in a busy moment runs short in a quiet one.
+# Those servers get twice the fastest of three calibrations (WS): their
+# "N us" is then at least N us of spin unless the CPU runs over 2x faster
+# than it was ever seen to.  What is checked is that the server applies the
+# service (default and per-request) and that it shows in the latency.
+WS=$W
+for _i in 1 2; do
+	_w=$("$B/sgserver" --calibrate | sed -n 's/^iters_per_us \([0-9][0-9]*\)$/\1/p')
+	[ "${_w:-0}" -gt "$WS" ] && WS=$_w
+done
+WS=$((WS * 2))
 
 # ---- epoll shape --------------------------------------------------------------------
 start_server epoll -m epoll -t 2 -w "$W"
-EPORT=$PORT
+EPORT=$PORT EPID=$SRV_PID
 ktap_check '[ -n "$EPORT" ]' "epoll server prints 'ready PORT' (port $EPORT)"
 
 # 3000 req/s for 2 s: 6000 arrivals expected (Poisson sd ~77, 1.3%), so the
@@ -91,15 +105,15 @@ sys.exit(not ([x[\"step\"] for x in o] == [0,1,2] and [x[\"rate\"] for x in o] =
 	and all(x[\"sent\"] == x[\"received\"] > 0 and x[\"errors\"] == 0 for x in o)))"' \
 	"ramp steps carry step and rate, every request answered"
 
-kill "$epoll_PID"
-wait "$epoll_PID"
+kill "$EPID"
+wait "$EPID"
 ktap_eq 0 "$?" "epoll server exits 0 on SIGTERM"
 ktap_check 'grep -q "requests=[1-9]" epoll.err' "epoll server prints its summary"
 ktap_note "$(cat epoll.err)"
 
 # ---- thread-per-connection shape ----------------------------------------------------
-start_server thread -m thread -w "$W"
-TPORT=$PORT
+start_server thread -m thread -w "$WS"
+TPORT=$PORT TPID=$SRV_PID
 ktap_check '[ -n "$TPORT" ]' "thread server prints 'ready PORT' (port $TPORT)"
 ktap_run_ok "client runs 1000 req/s for 2 s against the thread server" \
 	sh -c "'$B/sgclient' -p $TPORT -r 1000 -d 2 -c 8 -S 2 -j >thr.json 2>thr.err"
@@ -114,14 +128,13 @@ ktap_check '"$B/sgclient" -p $TPORT --frag 2000 2>&1 | grep -qx "frag ok 2000"' 
 "$B/sgclient" -p "$TPORT" -r 50 -d 1 -c 2 -s 3000 -j >ovr.json 2>/dev/null
 ktap_note "$(cat ovr.json)"
 ktap_check 'ge ovr.json p50_us 3000' "a request's service_us override shows in p50 ($(jget ovr.json p50_us) us >= 3000)"
-kill "$thread_PID"
-wait "$thread_PID"
+kill "$TPID"
+wait "$TPID"
 ktap_eq 0 "$?" "thread server exits 0 on SIGTERM"
 
 # ---- service time -------------------------------------------------------------------
-# The spin is work calibrated on the fastest run, so it lasts at least its
-# nominal time; only the lower bound is asserted (latency is a benchmark figure).
-start_server svc -t 2 -s 2000 -w "$W" -d 30
+# Only the lower bound is asserted (see WS above); latency is a benchmark figure.
+start_server svc -t 2 -s 2000 -w "$WS" -d 30
 ktap_check '[ -n "$PORT" ]' "server with 2 ms service time is ready"
 "$B/sgclient" -p "$PORT" -r 50 -d 1 -c 2 -j >svc.json 2>/dev/null
 ktap_note "$(cat svc.json)"
