@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include "sgwire.h"
@@ -840,6 +841,7 @@ int main(int argc, char **argv)
 	alarm((unsigned int)ceil(total_s) + SGC_WATCHDOG_S);
 	prctl(PR_SET_TIMERSLACK, 1);	/* wake at the scheduled send, not 50 us later */
 
+	sgw_raise_nofile();
 	conns = calloc(opt.conns, sizeof(*conns));
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (!conns || epfd < 0) {

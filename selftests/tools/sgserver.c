@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -413,6 +414,9 @@ static int sgs_accept(int lfd, uint64_t deadline, struct sgs_stats *st)
 			continue;
 		fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM)
+				usleep(10000);	/* out of resources: do not spin on it */
 			if (errno != EINTR && errno != EAGAIN && errno != ECONNABORTED)
 				st->errors++;
 			continue;
@@ -534,8 +538,9 @@ static int sgs_run_threads(int lfd, uint64_t deadline, struct sgs_stats *total)
 		sgs_reap(&list, total, false, &live);
 		t = live < opt.threads ? calloc(1, sizeof(*t)) : NULL;
 		if (!t) {
-			fprintf(stderr, "%s: refusing a connection: %d threads busy\n",
-				sgs_prog, live);
+			if (!acc.errors)	/* once: the summary has the count */
+				fprintf(stderr, "%s: refusing connections: %d threads busy\n",
+					sgs_prog, live);
 			close(fd);
 			acc.errors++;
 			continue;
@@ -655,6 +660,7 @@ int main(int argc, char **argv)
 	}
 	svc_default_iters = (uint64_t)(opt.service_us * opt.iters_per_us);
 
+	sgw_raise_nofile();
 	stop_fd = eventfd(0, EFD_CLOEXEC);
 	if (stop_fd < 0) {
 		perror("sgserver: eventfd");

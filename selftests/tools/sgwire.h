@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 /*
@@ -147,6 +148,17 @@ static inline int sgw_parse_ulong(const char *s, unsigned long min, unsigned lon
 		return -1;
 	*out = v;
 	return 0;
+}
+
+/* Up to 1024 connections plus a few files: lift the soft fd limit to the hard one. */
+static inline void sgw_raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 }
 
 #endif /* SGWIRE_H */
