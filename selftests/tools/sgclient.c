@@ -390,7 +390,7 @@ static void *sgc_sender(void *arg)
 				continue;
 			}
 			now = sgw_now_ns();
-			if (now - sched > lag_max)
+			if (now > sched && now - sched > lag_max)
 				lag_max = now - sched;
 			m.id = id++;
 			m.sched_ns = sched;
