@@ -12,25 +12,62 @@
 #include <linux/bpf.h>
 #include <linux/btf.h>
 #include <linux/btf_ids.h>
+#include <linux/bitops.h>
 #include <linux/cpumask.h>
+#include <linux/rcupdate.h>
 #include <linux/timekeeping.h>
 #include <linux/version.h>
 #include "sg.h"
 
 DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
 	.lock = __RAW_SPIN_LOCK_UNLOCKED(sg_cpu.lock),
+	.qos_want = SG_QOS_NONE,
+	.qos_cur = SG_QOS_NONE,
 };
 
-bool sg_cpu_sample(int cpu, struct slackgov_sample *out, u64 *stamp_ns)
+/* cv above this (CV 1000.0) is not a measurement but a broken reporter. */
+#define SG_CV_MAX		1000000U
+/* Flags this module knows; others mean a reporter built for a newer ABI. */
+#define SG_KNOWN_FLAGS		(SLACKGOV_SAMPLE_IDLE | SLACKGOV_SAMPLE_BY_COUNT | \
+				 SLACKGOV_SAMPLE_EXITED)
+
+/* Store @s as the latest sample of its target on @cpu (replaces that target's slot,
+ * else an empty one, else the least recently reported). */
+static void sg_store(int cpu, const struct slackgov_sample *s, u64 now)
 {
 	struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);
+	struct sg_obs *o, *victim = NULL;
 	unsigned long flags;
+	int i;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
-	*stamp_ns = c->stamp_ns;
-	*out = c->sample;
+	for (i = 0; i < SG_CPU_SLOTS; i++) {
+		o = &c->obs[i];
+		if (o->stamp_ns && o->target == s->target) {
+			victim = o;
+			break;
+		}
+		if (!victim || o->stamp_ns < victim->stamp_ns)
+			victim = o;
+	}
+	victim->target = s->target;
+	victim->slack = s->slack;
+	victim->cv = s->cv;
+	victim->setpoint = s->setpoint;
+	victim->rps = s->rps;
+	victim->flags = s->flags;
+	victim->stamp_ns = now;
 	raw_spin_unlock_irqrestore(&c->lock, flags);
-	return *stamp_ns != 0;
+}
+
+/* Is the sample well formed?  CPU ids are checked by the caller. */
+static bool sg_sample_valid(const struct slackgov_sample *s, u32 sz)
+{
+	return sz == sizeof(*s) && s->size == sizeof(*s) &&
+	       s->version == SLACKGOV_ABI_VERSION &&
+	       s->target < SLACKGOV_MAX_TARGETS &&
+	       s->slack <= SLACKGOV_ONE && s->setpoint <= SLACKGOV_ONE &&
+	       s->cv <= SG_CV_MAX && !(s->flags & ~SG_KNOWN_FLAGS);
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
@@ -46,34 +83,61 @@ __bpf_kfunc_start_defs();
  * @s:		the sample
  * @s__sz:	its size as the BPF program sees it (checked by the verifier)
  *
- * Return: 0 when stored, -EINVAL when the sample is rejected.
+ * Validates everything (sizes, ABI version, target slot, ranges, CPU ids),
+ * stores the sample for each named CPU whose policy runs the governor and
+ * kicks those policies (irq_work).  Context: tracing (atomic); never sleeps.
+ *
+ * Return: 0 when stored, -EINVAL when the sample is rejected, -ENODEV when
+ * none of its CPUs runs the slack governor (nothing stored).
  */
 noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 {
-	u64 now = ktime_get_ns();
-	int cpu, stored = 0;
+	struct sg_policy *sp, *kicked = NULL;
+	int cpu, w, ncpus = min_t(int, nr_cpu_ids, SLACKGOV_MAX_CPUS);
+	u64 now;
+	bool any = false;
 
-	if (s__sz != sizeof(*s) || s->size != sizeof(*s) ||
-	    s->version != SLACKGOV_ABI_VERSION ||
-	    s->target >= SLACKGOV_MAX_TARGETS || s->slack > SLACKGOV_ONE)
+	if (!s || !sg_sample_valid(s, s__sz))
+		return -EINVAL;
+	/* every named CPU must exist; at least one must be named */
+	for (w = 0; w < SLACKGOV_CPU_WORDS; w++) {
+		u64 bits = s->cpus[w];
+
+		any |= bits != 0;
+		while (bits) {
+			cpu = w * 64 + __ffs64(bits);
+			bits &= bits - 1;
+			if (cpu >= ncpus || !cpu_possible(cpu))
+				return -EINVAL;
+		}
+	}
+	if (!any)
 		return -EINVAL;
 
-	for (cpu = 0; cpu < min_t(int, nr_cpu_ids, SLACKGOV_MAX_CPUS); cpu++) {
-		struct sg_cpu *c;
-		unsigned long flags;
+	now = ktime_get_ns();
+	any = false;
+	rcu_read_lock();
+	for (w = 0; w < SLACKGOV_CPU_WORDS; w++) {
+		u64 bits = s->cpus[w];
 
-		if (!(s->cpus[cpu / 64] & (1ULL << (cpu % 64))) || !cpu_possible(cpu))
-			continue;
-		c = per_cpu_ptr(&sg_cpu, cpu);
-		raw_spin_lock_irqsave(&c->lock, flags);
-		c->sample = *s;
-		c->stamp_ns = now;
-		raw_spin_unlock_irqrestore(&c->lock, flags);
-		stored++;
+		while (bits) {
+			cpu = w * 64 + __ffs64(bits);
+			bits &= bits - 1;
+			sp = rcu_dereference(per_cpu(sg_cpu, cpu).sp);
+			if (!sp)
+				continue;	/* not governed by slack: nothing to store */
+			sg_store(cpu, s, now);
+			WRITE_ONCE(sp->last_sample_ns, now);
+			any = true;
+			/* CPUs of one policy are usually adjacent: kick each once */
+			if (sp != kicked) {
+				sg_policy_kick(sp);
+				kicked = sp;
+			}
+		}
 	}
-	if (stored)
-		sg_governor_kick();
-	return 0;
+	rcu_read_unlock();
+	return any ? 0 : -ENODEV;
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)

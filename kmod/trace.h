@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* trace.h - slackgov trace events: one per decision, QoS changes, stale fallbacks. */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM slackgov
+
+#if !defined(_SLACKGOV_TRACE_H) || defined(TRACE_HEADER_MULTI_READ)
+#define _SLACKGOV_TRACE_H
+
+#include <linux/tracepoint.h>
+#include "sg.h"
+
+#define SG_TRACE_REASONS						\
+	{ SG_R_NONE,		"none" },				\
+	{ SG_R_PID,		"pid" },				\
+	{ SG_R_DEADBAND,	"deadband" },				\
+	{ SG_R_HOLD,		"hold" },				\
+	{ SG_R_SAT_CV,		"saturated-cv" },			\
+	{ SG_R_SAT_SLACK,	"saturated-slack" },			\
+	{ SG_R_STALE,		"stale" },				\
+	{ SG_R_LOST,		"lost" },				\
+	{ SG_R_UTIL,		"util" },				\
+	{ SG_R_UTIL_MAX,	"util-max" }
+
+#define SG_TRACE_MODES							\
+	{ SG_MODE_UTIL,		"util" },				\
+	{ SG_MODE_SLACK,	"slack" },				\
+	{ SG_MODE_SAFE,		"safe" },				\
+	{ SG_MODE_BOOST,	"boost" }
+
+/*
+ * slackgov_decision - one decision of one policy: its inputs (the most
+ * constrained target's slack and setpoint, the largest cv, that target's
+ * rps, the number of fresh targets; load for the util rule), the PID terms
+ * in kHz, the frequency asked for and why.
+ */
+TRACE_EVENT(slackgov_decision,
+	TP_PROTO(unsigned int cpu, int mode, const struct sg_ctl_in *in, u32 load,
+		 const struct sg_ctl_out *out),
+	TP_ARGS(cpu, mode, in, load, out),
+	TP_STRUCT__entry(
+		__field(unsigned int,	cpu)
+		__field(int,		mode)
+		__field(u32,		slack)
+		__field(u32,		setpoint)
+		__field(u32,		cv)
+		__field(u32,		rps)
+		__field(u32,		targets)
+		__field(u32,		load)
+		__field(s32,		err)
+		__field(s64,		p)
+		__field(s64,		i)
+		__field(s64,		d)
+		__field(s64,		ff)
+		__field(unsigned int,	freq)
+		__field(int,		reason)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->mode = mode;
+		__entry->slack = in->slack;
+		__entry->setpoint = in->setpoint;
+		__entry->cv = in->cv;
+		__entry->rps = in->rps;
+		__entry->targets = in->targets;
+		__entry->load = load;
+		__entry->err = out->err;
+		__entry->p = out->p;
+		__entry->i = out->i;
+		__entry->d = out->d;
+		__entry->ff = out->ff;
+		__entry->freq = out->freq;
+		__entry->reason = out->reason;
+	),
+	TP_printk("policy=%u mode=%s slack=%u setpoint=%u cv=%u rps=%u targets=%u load=%u err=%d p=%lld i=%lld d=%lld ff=%lld freq=%u reason=%s",
+		  __entry->cpu, __print_symbolic(__entry->mode, SG_TRACE_MODES),
+		  __entry->slack, __entry->setpoint, __entry->cv, __entry->rps,
+		  __entry->targets, __entry->load, __entry->err, __entry->p, __entry->i,
+		  __entry->d, __entry->ff, __entry->freq,
+		  __print_symbolic(__entry->reason, SG_TRACE_REASONS))
+);
+
+/* slackgov_qos - a CPU's resume-latency request changed (-1: no request). */
+TRACE_EVENT(slackgov_qos,
+	TP_PROTO(unsigned int cpu, s32 old_us, s32 new_us, int ret),
+	TP_ARGS(cpu, old_us, new_us, ret),
+	TP_STRUCT__entry(
+		__field(unsigned int,	cpu)
+		__field(s32,		old_us)
+		__field(s32,		new_us)
+		__field(int,		ret)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->old_us = old_us;
+		__entry->new_us = new_us;
+		__entry->ret = ret;
+	),
+	TP_printk("cpu=%u old_us=%d new_us=%d ret=%d",
+		  __entry->cpu, __entry->old_us, __entry->new_us, __entry->ret)
+);
+
+/* slackgov_stale - a policy's samples stopped: it goes to the safe frequency. */
+TRACE_EVENT(slackgov_stale,
+	TP_PROTO(unsigned int cpu, u64 age_us, unsigned int stale_ms, unsigned int safe_khz,
+		 u64 fallbacks),
+	TP_ARGS(cpu, age_us, stale_ms, safe_khz, fallbacks),
+	TP_STRUCT__entry(
+		__field(unsigned int,	cpu)
+		__field(u64,		age_us)
+		__field(unsigned int,	stale_ms)
+		__field(unsigned int,	safe_khz)
+		__field(u64,		fallbacks)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		__entry->age_us = age_us;
+		__entry->stale_ms = stale_ms;
+		__entry->safe_khz = safe_khz;
+		__entry->fallbacks = fallbacks;
+	),
+	TP_printk("policy=%u age_us=%llu stale_ms=%u safe_khz=%u fallbacks=%llu",
+		  __entry->cpu, __entry->age_us, __entry->stale_ms, __entry->safe_khz,
+		  __entry->fallbacks)
+);
+
+#endif /* _SLACKGOV_TRACE_H */
+
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>
