@@ -485,6 +485,8 @@ static int sg_start(struct cpufreq_policy *policy)
 		rcu_assign_pointer(c->sp, sp);
 		cpufreq_add_update_util_hook(cpu, &c->update_util, sg_update_util);
 	}
+	/* a first decision now: an idle CPU may not call the hook for a while */
+	sg_policy_kick(sp);
 	return 0;
 }
 

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+# guest-knobs.sh - every tunable of the slack governor rejects malformed,
+# negative, overflowing, empty and out-of-range writes with an error and an
+# unchanged value, accepts valid ones, and the per-policy stats exist.
+. "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/governor/common.sh"
+
+# name min max (as in kmod/sysfs.c)
+KNOBS="setpoint:0:1000 kp:0:10000 ki:0:10000 kd:0:10000 deadband:0:500
+sat_cv:0:1000000 stale_ms:5:60000 safe_khz:0:100000000 rate_limit_us:0:1000000
+idle_tight_slack:0:1000 idle_relax_slack:0:1000 idle_latency_us:0:100000 ff_gain:0:10000"
+STATS="mode decisions boosts fallbacks last_slack last_freq last_reason idle_qos"
+
+ktap_plan 35
+sg_setup 0 1 || { ktap_fail "setup"; ktap_finished; }
+ktap_check '[ -d $GOV ]' "tunables directory $GOV exists"
+
+for k in $KNOBS; do
+	name=${k%%:*} r=${k#*:}; lo=${r%%:*} hi=${r#*:}
+	before=$(knob $name)
+	bad=0
+	# malformed, negative, overflowing, empty, fractional, out of range
+	for v in abc -1 99999999999999999999 "" 1.5 0x10 "5 5" $((hi + 1)); do
+		if knob $name "$v"; then bad=$((bad + 1)); echo "# $name accepted '$v'"; fi
+	done
+	if [ "$lo" -gt 0 ]; then
+		knob $name $((lo - 1)) && { bad=$((bad + 1)); echo "# $name accepted $((lo - 1))"; }
+	fi
+	ktap_eq "0:$before" "$bad:$(knob $name)" "$name rejects bad writes, value unchanged"
+	# a valid value different from the current one, then the default back
+	v=$lo; [ "$v" = "$before" ] && v=$hi
+	[ $name = idle_tight_slack ] && v=$(knob idle_relax_slack)
+	[ $name = idle_relax_slack ] && v=$(knob idle_tight_slack)
+	knob $name $v
+	got=$(knob $name)
+	knob $name "$before"
+	ktap_eq "$v:$before" "$got:$(knob $name)" "$name accepts $v and the old value back"
+done
+
+# cross-knob rule: idle_tight_slack <= idle_relax_slack
+relax=$(knob idle_relax_slack) tight=$(knob idle_tight_slack)
+knob idle_tight_slack $((relax + 1)) && ktap_fail "tight above relax accepted" ||
+	ktap_eq "$tight" "$(knob idle_tight_slack)" "idle_tight_slack above idle_relax_slack is refused"
+knob idle_relax_slack $((tight - 1)) && ktap_fail "relax below tight accepted" ||
+	ktap_eq "$relax" "$(knob idle_relax_slack)" "idle_relax_slack below idle_tight_slack is refused"
+
+# read-back of all knobs after the loop: the defaults
+ktap_eq "200 300 200 0 50 1500 50 0" \
+	"$(for n in setpoint kp ki kd deadband sat_cv stale_ms safe_khz; do knob $n; done | xargs)" \
+	"control knobs read back their defaults"
+ktap_eq "100 400 20 0" \
+	"$(for n in idle_tight_slack idle_relax_slack idle_latency_us ff_gain; do knob $n; done | xargs)" \
+	"idle and feed-forward knobs read back their defaults"
+ktap_cmp "$(knob rate_limit_us)" -gt 0 "rate_limit_us defaults from the driver ($(knob rate_limit_us) us)"
+ktap_check '! (echo 1 > $(pol 1)/slack/decisions) 2>/dev/null' "stats are read-only"
+
+missing=""
+for s in $STATS; do [ -r "$(pol 1)/slack/$s" ] || missing="$missing $s"; done
+ktap_eq "" "$missing" "policy stats: $STATS"
+ktap_eq util "$(gstat 1 mode)" "a policy without targets is in util mode"
+ktap_finished

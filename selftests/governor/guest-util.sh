@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# guest-util.sh - without targets the slack governor follows utilization:
+# up under a busy loop, down again when the CPU goes idle.
+. "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/governor/common.sh"
+
+C=1
+ktap_plan 6
+sg_setup $C || { ktap_fail "setup"; ktap_finished; }
+trace_on
+MIN=$(fmin $C) MAX=$(fmax $C)
+
+sleep 0.5
+ktap_eq "util $MIN" "$(gstat $C mode) $(cur $C)" "idle, no targets: util mode at min"
+taskset -c $C sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' &
+wait_for '[ "$(cur $C)" = "$MAX" ]' 20
+busy=$(cur $C)
+ktap_eq "$MAX" "$busy" "a busy loop raises the frequency to max"
+ktap_check 'grep -q "slackgov_decision: policy=$C mode=util.*reason=util-max" $TR/trace' \
+	"decision traced as util-max"
+wait
+wait_for '[ "$(cur $C)" = "$MIN" ]' 20
+ktap_eq "$MIN" "$(cur $C)" "idle again: back to min"
+ktap_eq util "$(gstat $C mode)" "still util mode"
+ktap_cmp "$(gstat $C fallbacks)" -eq 0 "no fallback without targets"
+ktap_finished
