@@ -17,7 +17,8 @@ for c in 0 1; do
 	taskset -c $c sh -c 'end=$(($(date +%s) + 40)); while [ $(date +%s) -lt $end ]; do :; done' &
 	sg_defer "kill $! 2>/dev/null"
 done
-[ -x "$INJ" ] && { "$INJ" -C 0,1 -s 300 -d 30000 >/dev/null & sg_defer "kill $! 2>/dev/null"; }
+feed=""
+[ -x "$INJ" ] && { "$INJ" -C 0,1 -s 300 -d 30000 >/dev/null & feed=$!; sg_defer "kill $feed 2>/dev/null"; }
 
 # 200 switches between slack, performance and schedutil under load
 fail=0 i=0
@@ -43,6 +44,7 @@ ktap_eq slack "$(cat $(pol 1)/scaling_governor)" "cpu1's policy runs slack after
 ktap_check '[ -r $(pol 1)/slack/mode ]' "cpu1's stats are back"
 
 # a BPF program holding the kfunc keeps the module too
+[ -n "$feed" ] && { kill $feed; wait $feed 2>/dev/null; }
 for c in 0 1; do echo performance > $(pol $c)/scaling_governor; done
 if [ -x "$INJ" ]; then
 	"$INJ" -C 0 -d 3000 >/dev/null 2>&1 &

@@ -16,8 +16,8 @@ taskset -c $C sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; d
 wait_for '[ "$(cur $C)" = "$MAX" ]' 20
 busy=$(cur $C)
 ktap_eq "$MAX" "$busy" "a busy loop raises the frequency to max"
-ktap_check 'grep -q "slackgov_decision: policy=$C mode=util.*reason=util-max" $TR/trace' \
-	"decision traced as util-max"
+ktap_check 'grep -q "slackgov_decision: policy=$C mode=util .*freq=$MAX reason=util" $TR/trace' \
+	"decision traced with the load and reason util or util-max"
 wait
 wait_for '[ "$(cur $C)" = "$MIN" ]' 20
 ktap_eq "$MIN" "$(cur $C)" "idle again: back to min"
