@@ -253,11 +253,10 @@ static void sg_run(struct sg_policy *sp, bool fast)
 	}
 	freq = sg_eval(sp, now, &urgent, &next);
 	if (freq && cpufreq_driver_resolve_freq(policy, freq) != policy->cur) {
-		if (urgent || !sp->last_change_ns || now - sp->last_change_ns >= rate) {
+		if (urgent || !sp->last_change_ns || now - sp->last_change_ns >= rate)
 			apply = true;
-		} else {
+		else
 			next = sg_earliest(next, sp->last_change_ns + rate);
-		}
 	}
 	if (apply && policy->fast_switch_enabled) {
 		if (fast || sg_this_cpu_can_update(policy)) {
@@ -319,7 +318,7 @@ static void sg_update_util(struct update_util_data *data, u64 time, unsigned int
 {
 	struct sg_cpu *c = container_of(data, struct sg_cpu, update_util);
 	struct sg_policy *sp = c->hook_sp;
-	u64 gap = max(sg_rate_ns(sp->tunables), (u64)SG_UTIL_MIN_NS);
+	u64 gap = max_t(u64, sg_rate_ns(sp->tunables), SG_UTIL_MIN_NS);
 
 	if (READ_ONCE(sp->mode) != SG_MODE_UTIL || (s64)(time - READ_ONCE(sp->hook_ns)) < (s64)gap)
 		return;

@@ -32,7 +32,8 @@ DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
 				 SLACKGOV_SAMPLE_EXITED)
 
 /* Store @s as the latest sample of its target on @cpu (replaces that target's slot,
- * else an empty one, else the least recently reported). */
+ * else an empty one, else the least recently reported).
+ */
 static void sg_store(int cpu, const struct slackgov_sample *s, u64 now)
 {
 	struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);

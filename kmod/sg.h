@@ -20,6 +20,21 @@
 
 /**
  * struct sg_tunables - the knobs in /sys/devices/system/cpu/cpufreq/slack/.
+ * @attr_set:		sysfs directory and the policies sharing the set
+ * @setpoint:		slack setpoint, thousandths
+ * @kp:			PID gains, x1000
+ * @ki:			integral gain
+ * @kd:			derivative gain
+ * @deadband:		error band without action, thousandths
+ * @sat_cv:		cv above which a target is saturated, thousandths (0 = off)
+ * @stale_ms:		no sample for this long: safe frequency
+ * @safe_khz:		the safe frequency (0 = policy max)
+ * @rate_limit_us:	shortest interval between frequency changes
+ * @idle_tight_slack:	slack below which a CPU's idle depth is limited
+ * @idle_relax_slack:	slack above which the limit is removed
+ * @idle_latency_us:	the limit, us
+ * @ff_gain:		feed-forward gain from rps, x1000
+ *
  * One set shared by every policy unless the platform has governors per
  * policy (then one set per policy, in policyN/slack/).  Written under
  * attr_set.update_lock by sysfs, read with READ_ONCE() by the decision
@@ -96,7 +111,8 @@ struct sg_ctl_in {
 /**
  * struct sg_pid - controller state of one policy (velocity form).
  * @u_khz:	the continuous output, kHz (the driver rounds it up to a table step)
- * @e1, @e2:	errors of the previous two steps (after the deadband), thousandths
+ * @e1:		error of the previous step (after the deadband), thousandths
+ * @e2:		error of the step before
  * @rps1:	rps of the previous step, for feed-forward (0 = none)
  * @target1:	target of the previous step (feed-forward only within a target)
  */
@@ -154,7 +170,9 @@ struct sg_policy;
  * @obs:	latest samples of up to SG_CPU_SLOTS targets that ran here
  * @sp:		the policy running the governor on this CPU (RCU), NULL when none
  * @update_util: scheduler hook (util rule cadence)
- * @prev_idle_us, @prev_wall_us: get_cpu_idle_time() at the last util step
+ * @hook_sp:	the policy, for the hook (set before the hook is added)
+ * @prev_idle_us: get_cpu_idle_time() at the last util step
+ * @prev_wall_us: wall time at the last util step
  * @qos_want:	resume latency the decision path wants (us, or SG_QOS_NONE)
  * @qos_cur:	what the request holds now (owned by the policy's qos work)
  * @qos_req:	the PM QoS request on get_cpu_device(cpu)
@@ -176,7 +194,7 @@ DECLARE_PER_CPU(struct sg_cpu, sg_cpu);
 
 /* ---- per policy (governor.c) ------------------------------------------------- */
 
-/**
+/*
  * struct sg_policy - governor state of one cpufreq policy.
  *
  * Locking: @lock (raw) serialises the decision (PID state, mode, stats) between
@@ -220,7 +238,8 @@ struct sg_policy {
 };
 
 /* After the stale timeout, the safe frequency is held this long before the
- * policy goes back to the utilization rule (BPF side gone for good). */
+ * policy goes back to the utilization rule (BPF side gone for good).
+ */
 #define SG_SAFE_HOLD_MS		5000
 
 /* main.c / kfunc.c / governor.c */

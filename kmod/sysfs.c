@@ -17,7 +17,8 @@
  * integer, fails with -EINVAL and changes nothing.
  */
 /* slack setpoint: any ratio; 200 = workers busy 80 % of the time, the tipping
- * point schedutil's 1.25 headroom also aims at */
+ * point schedutil's 1.25 headroom also aims at
+ */
 #define SG_SETPOINT_MIN		0
 #define SG_SETPOINT_MAX		SLACKGOV_ONE
 #define SG_SETPOINT_DEF		200
@@ -31,40 +32,48 @@
 #define SG_DEADBAND_MIN		0
 #define SG_DEADBAND_MAX		500
 /* +-5 %: about the window-to-window noise of slack with ~1 ms requests in
- * ~10 ms windows, so noise alone does not move the frequency */
+ * ~10 ms windows, so noise alone does not move the frequency
+ */
 #define SG_DEADBAND_DEF		50
 /* cv threshold, thousandths; 0 disables the cv test.  The max matches the
- * largest cv the kfunc accepts. */
+ * largest cv the kfunc accepts.
+ */
 #define SG_SAT_CV_MIN		0
 #define SG_SAT_CV_MAX		1000000
 /* 1.5: open-loop Poisson arrivals have CV 1.0 at any load; a saturated server
- * drains its queue in bursts, which pushes it well above (empirical) */
+ * drains its queue in bursts, which pushes it well above (empirical)
+ */
 #define SG_SAT_CV_DEF		1500
 /* stale timeout: 5 ms is about a scheduling delay of the BPF side under load,
- * below that healthy feeds would trip it; 60 s is "effectively never" */
+ * below that healthy feeds would trip it; 60 s is "effectively never"
+ */
 #define SG_STALE_MS_MIN		5
 #define SG_STALE_MS_MAX		60000
 /* 50 ms: five 10 ms windows missed in a row, and within the bound */
 #define SG_STALE_MS_DEF		50
 /* safe frequency, kHz; 0 = the policy's max.  Clamped to the policy limits
- * when used; 100 GHz is above any CPU */
+ * when used; 100 GHz is above any CPU
+ */
 #define SG_SAFE_KHZ_MIN		0
 #define SG_SAFE_KHZ_MAX		100000000
 #define SG_SAFE_KHZ_DEF		0
 /* rate limit of frequency changes: up to 1 s; default from the driver
- * (cpufreq_policy_transition_delay_us(), as schedutil) */
+ * (cpufreq_policy_transition_delay_us(), as schedutil)
+ */
 #define SG_RATE_LIMIT_US_MIN	0
 #define SG_RATE_LIMIT_US_MAX	USEC_PER_SEC
 /* idle thresholds (slack, thousandths), tight <= relax (the band between is
  * the hysteresis).  Tight below half the default setpoint: the target is
- * close to saturating; relax at twice it: plenty of room for deep states. */
+ * close to saturating; relax at twice it: plenty of room for deep states.
+ */
 #define SG_IDLE_SLACK_MIN	0
 #define SG_IDLE_SLACK_MAX	SLACKGOV_ONE
 #define SG_IDLE_TIGHT_DEF	100
 #define SG_IDLE_RELAX_DEF	400
 /* resume latency of a tight CPU, us.  20 keeps C1/C1E (exit 1-10 us) and
  * removes C6-class states (exit ~100 us and more); 0 = polling only;
- * 100 ms is longer than any C-state exit */
+ * 100 ms is longer than any C-state exit
+ */
 #define SG_IDLE_LATENCY_MIN	0
 #define SG_IDLE_LATENCY_MAX	100000
 #define SG_IDLE_LATENCY_DEF	20
