@@ -88,9 +88,10 @@
  *    so the frequency moves with a load change in the same window instead of
  *    waiting for slack to show it.
  *
- * 6. **Holding.**  Without a new sample since the last step (a rate-limited
- *    retry, or a timer) the output is held: the PID steps once per window,
- *    never twice on the same data.
+ * 6. **Holding.**  The PID steps once per new window of the target it
+ *    follows (the most constrained one); a rate-limited retry, a timer, or
+ *    a window of another target holds the output.  So it never steps twice
+ *    on the same data, and N targets on a policy do not multiply its gain.
  *
  * 7. **No targets: utilization rule.**  A policy whose CPUs never had a
  *    fresh sample (or lost them for good, see below) is driven by load, as

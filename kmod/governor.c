@@ -72,7 +72,7 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 	u32 tight = READ_ONCE(t->idle_tight_slack), relax = READ_ONCE(t->idle_relax_slack);
 	s32 lat = READ_ONCE(t->idle_latency_us);
 	DECLARE_BITMAP(seen, SLACKGOV_MAX_TARGETS);
-	u64 stale = sg_stale_ns(t), newest = 0;
+	u64 stale = sg_stale_ns(t), best_stamp = 0;
 	s32 best_e = S32_MAX;
 	int cpu, i;
 
@@ -100,8 +100,9 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 			e = (s32)o->slack - (s32)spj;
 			if (!__test_and_set_bit(o->target, seen))
 				in->targets++;
-			if (e < best_e) {
+			if (e < best_e || (e == best_e && o->stamp_ns > best_stamp)) {
 				best_e = e;
+				best_stamp = o->stamp_ns;
 				in->slack = o->slack;
 				in->setpoint = spj;
 				in->rps = o->rps;
@@ -116,10 +117,6 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 					in->saturated = SG_R_SAT_SLACK;
 				cpu_sat = true;
 			}
-			if (o->stamp_ns > sp->consumed_ns) {
-				in->fresh = true;
-				newest = max(newest, o->stamp_ns);
-			}
 			cpu_min = min(cpu_min, o->slack);
 		}
 		/* idle depth: tight near saturation, none with room, else as it is */
@@ -130,8 +127,14 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 				sg_qos_want(sp, cpu, SG_QOS_NONE);
 		}
 	}
-	if (newest)
-		sp->consumed_ns = newest;
+	/*
+	 * The PID steps once per new window of the target it follows: other
+	 * targets' windows do not add steps (N targets would multiply the gain).
+	 */
+	if (in->targets && best_stamp > sp->consumed_ns) {
+		in->fresh = true;
+		sp->consumed_ns = best_stamp;
+	}
 	return in->targets;
 }
 
