@@ -12,6 +12,12 @@
  *   -V ABI version and -z size fields (default: the right ones; for tests
  *      of rejection)  -f flags   -i interval between samples, ms (default 10)
  *   -d how long to feed, ms (default 1000; 0 = one sample)
+ *   -L LOAD:MS[,LOAD:MS...]  plant mode instead of a fixed slack: a synthetic
+ *      server whose work per window is LOAD thousandths of a CPU at the
+ *      highest frequency; each sample's slack is 1000 - LOAD * fmax / f with
+ *      f the current scaling_cur_freq of the first CPU of -C (so the governor
+ *      closes the loop), phase after phase, MS each.  Prints one line per
+ *      sample: "sample i=N phase=P load=L khz=F slack=S".
  * Prints "ok=N err=N last_ret=N" at the end; exit 0 when the feed loaded.
  */
 #include <errno.h>
@@ -41,6 +47,37 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
+static long read_khz(int cpu, const char *file)
+{
+	char path[128];
+	long khz = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/%s", cpu, file);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &khz) != 1)
+		khz = -1;
+	fclose(f);
+	return khz;
+}
+
+#define MAX_PHASES	16
+
+static int parse_phases(char *arg, long *load, long *ms)
+{
+	char *tok, *save = NULL;
+	int n = 0;
+
+	for (tok = strtok_r(arg, ",", &save); tok && n < MAX_PHASES;
+	     tok = strtok_r(NULL, ",", &save), n++) {
+		if (sscanf(tok, "%ld:%ld", &load[n], &ms[n]) != 2 || load[n] < 0 || ms[n] <= 0)
+			return -1;
+	}
+	return n;
+}
+
 static int parse_cpus(const char *arg, struct slackgov_sample *s)
 {
 	char *dup = strdup(arg), *tok, *save = NULL;
@@ -67,12 +104,14 @@ int main(int argc, char **argv)
 	struct sg_inject_stats st = {};
 	long interval = 10, duration = 1000;
 	bool cpus_given = false;
+	long ph_load[MAX_PHASES], ph_ms[MAX_PHASES], fmax = 0;
+	int nphases = 0, fcpu = 0;
 	struct sg_inject_bpf *skel;
 	double end;
 	__u32 zero = 0;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:L:")) != -1) {
 		switch (opt) {
 		case 's': s.slack = strtoul(optarg, NULL, 10); break;
 		case 'c': s.cv = strtoul(optarg, NULL, 10); break;
@@ -91,6 +130,13 @@ int main(int argc, char **argv)
 		case 'f': s.flags = strtoul(optarg, NULL, 0); break;
 		case 'i': interval = strtol(optarg, NULL, 10); break;
 		case 'd': duration = strtol(optarg, NULL, 10); break;
+		case 'L':
+			nphases = parse_phases(optarg, ph_load, ph_ms);
+			if (nphases <= 0) {
+				fprintf(stderr, "sginject: bad phase list\n");
+				return 2;
+			}
+			break;
 		default:
 			fprintf(stderr, "usage: sginject [-s SLACK] [-c CV] [-C CPUS] [-t TARGET] "
 				"[-p SETPOINT] [-r RPS] [-V VER] [-z SIZE] [-f FLAGS] [-i MS] [-d MS]\n");
@@ -99,6 +145,15 @@ int main(int argc, char **argv)
 	}
 	if (!cpus_given)
 		s.cpus[0] = 1;
+	while (fcpu < SLACKGOV_MAX_CPUS - 1 && !(s.cpus[fcpu / 64] & (1ULL << (fcpu % 64))))
+		fcpu++;
+	if (nphases) {
+		fmax = read_khz(fcpu, "cpuinfo_max_freq");
+		if (fmax <= 0) {
+			fprintf(stderr, "sginject: no cpufreq on cpu%d\n", fcpu);
+			return 1;
+		}
+	}
 	s.len_ns = interval * 1000000ULL;
 
 	skel = sg_inject_bpf__open();
@@ -117,12 +172,30 @@ int main(int argc, char **argv)
 		sg_inject_bpf__destroy(skel);
 		return 1;
 	}
-	end = now_ms() + duration;
-	do {
-		syscall(SYS_getppid);
-		if (duration)
-			usleep(interval * 1000);
-	} while (now_ms() < end);
+	if (nphases) {
+		int ph, i = 0;
+
+		for (ph = 0; ph < nphases; ph++) {
+			for (end = now_ms() + ph_ms[ph]; now_ms() < end; i++) {
+				long khz = read_khz(fcpu, "scaling_cur_freq");
+				long slack = khz > 0 ? 1000 - ph_load[ph] * fmax / khz : 0;
+
+				s.slack = slack < 0 ? 0 : slack > 1000 ? 1000 : slack;
+				bpf_map_update_elem(bpf_map__fd(skel->maps.sample), &zero, &s, BPF_ANY);
+				syscall(SYS_getppid);
+				printf("sample i=%d phase=%d load=%ld khz=%ld slack=%u\n",
+				       i, ph, ph_load[ph], khz, s.slack);
+				usleep(interval * 1000);
+			}
+		}
+	} else {
+		end = now_ms() + duration;
+		do {
+			syscall(SYS_getppid);
+			if (duration)
+				usleep(interval * 1000);
+		} while (now_ms() < end);
+	}
 	bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, &st);
 	printf("ok=%llu err=%llu last_ret=%d\n", (unsigned long long)st.nr_ok,
 	       (unsigned long long)st.nr_err, st.last_ret);
