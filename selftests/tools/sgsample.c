@@ -9,8 +9,9 @@
  *   -i  period in ms (default 500)
  *   -d  stop after SECONDS (default: run until killed)
  *   -s  target slot in SLACKGOV_PIN_DIR/windows (default 0)
- *   -e  file holding the modeled energy in microjoules; either a bare
- *       number or "key value" lines of which the "total" line is used
+ *   -e  FILE[:KEY] holding the modeled energy in microjoules: a bare number,
+ *       or "key value" lines of which the KEY line is used (default "total"),
+ *       e.g. /sys/kernel/debug/vplatform/energy_uj:cpu1
  *   -H  print the CSV header first
  * Columns: t_s,obs_rps,slack,cv,util,win_seq,khz_cpu0,khz_cpu1,mode_cpu1,power_w
  */
@@ -62,8 +63,8 @@ static long cpu_khz(int cpu)
 	return read_line(path, buf, sizeof(buf)) ? -1 : atol(buf);
 }
 
-/* modeled energy in uJ: a bare number, or the "total" line of key value lines */
-static double energy_uj(const char *path)
+/* modeled energy in uJ: a bare number, or the want line of "key value" lines */
+static double energy_uj(const char *path, const char *want)
 {
 	char key[64], line[256];
 	double v, total = -1;
@@ -76,7 +77,7 @@ static double energy_uj(const char *path)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%63s %lf", key, &v) == 2) {
-			if (!strcmp(key, "total") || !strcmp(key, "total_uj"))
+			if (!strcmp(key, want))
 				total = v;
 		} else if (sscanf(line, "%lf", &v) == 1) {
 			total = v;
@@ -89,7 +90,8 @@ static double energy_uj(const char *path)
 int main(int argc, char **argv)
 {
 	struct slackgov_target_state *st;
-	const char *efile = NULL;
+	const char *efile = NULL, *ekey = "total";
+	char *colon;
 	double t0, end = 0, e_prev, t_prev;
 	int period_ms = 500, slot = 0, header = 0, fd, opt;
 	char mode[32];
@@ -110,6 +112,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sgsample: error: bad period or slot\n");
 		return 2;
 	}
+	if (efile && (colon = strchr(efile, ':'))) {
+		*colon = 0;
+		ekey = colon + 1;
+	}
 	st = calloc(1, sizeof(*st));
 	if (!st)
 		return 1;
@@ -119,14 +125,14 @@ int main(int argc, char **argv)
 	if (header)
 		printf("t_s,obs_rps,slack,cv,util,win_seq,khz_cpu0,khz_cpu1,mode_cpu1,power_w\n");
 	t0 = t_prev = now_s();
-	e_prev = energy_uj(efile);
+	e_prev = energy_uj(efile, ekey);
 	while (!exiting && (!end || now_s() - t0 < end)) {
 		double t, e, power = -1;
 		__u32 key = slot;
 
 		usleep(period_ms * 1000);
 		t = now_s();
-		e = energy_uj(efile);
+		e = energy_uj(efile, ekey);
 		if (e >= 0 && e_prev >= 0 && t > t_prev)
 			power = (e - e_prev) / 1e6 / (t - t_prev);
 		e_prev = e;

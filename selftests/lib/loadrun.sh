@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+# loadrun.sh - guest-side steps shared by the demo and the bench: bring the
+# emulated platform and slackgov up, run the test server on the governed
+# CPU, drive one load step from the other CPU and measure it.
+#
+# Layout of every run: CPU 1 runs sgserver and the governor under test;
+# CPU 0 runs the load generator at a fixed performance frequency, so that
+# the client's own speed does not change with the governor, and is left out
+# of the energy figures.  All energy is the emulated platform's modeled
+# energy (selftests/modules/vfreq.c), never a measurement of real hardware.
+
+LR_K=$SG_BUILD/kmod
+LR_T=$SG_BUILD/selftests
+LR_CTL=$SG_BUILD/userctl/slackctl
+LR_VP=/sys/kernel/debug/vplatform
+LR_POL0=/sys/devices/system/cpu/cpu0/cpufreq
+LR_POL1=/sys/devices/system/cpu/cpu1/cpufreq
+LR_SERVER_PID= LR_PORT=
+
+# lr_up: modules in, client CPU at max, slackctl loaded (feed on)
+lr_up() {
+	insmod "$LR_K/vfreq.ko" || return 1
+	[ -f "$LR_K/vidle.ko" ] && insmod "$LR_K/vidle.ko"
+	insmod "$LR_K/slackgov.ko" || return 1
+	echo performance > $LR_POL0/scaling_governor
+	[ -x "$LR_CTL" ] && "$LR_CTL" load >/dev/null
+	return 0
+}
+
+lr_down() {
+	lr_server_stop
+	[ -x "$LR_CTL" ] && "$LR_CTL" unload >/dev/null 2>&1
+	for p in /sys/devices/system/cpu/cpufreq/policy*; do
+		echo performance > "$p/scaling_governor" 2>/dev/null
+	done
+	rmmod slackgov 2>/dev/null
+	[ -d /sys/kernel/debug/vidle ] && { echo 0 > /sys/kernel/debug/vidle/registered; rmmod vidle; } 2>/dev/null
+	rmmod vfreq 2>/dev/null
+	return 0
+}
+
+# lr_server_start THREADS MODE SERVICE_US: sgserver on CPU 1, work calibrated
+# at fmax; sets LR_SERVER_PID and LR_PORT, adds the server as a target
+lr_server_start() {
+	echo performance > $LR_POL1/scaling_governor
+	iters=$(taskset -c 1 "$LR_T/sgserver" --calibrate | sed -n 's/^iters_per_us //p')
+	rm -f /tmp/lr.fifo && mkfifo /tmp/lr.fifo
+	taskset -c 1 "$LR_T/sgserver" -p 0 -t "$1" -m "$2" -s "$3" -w "$iters" \
+		> /tmp/lr.fifo 2>/tmp/lr.server.err &
+	LR_SERVER_PID=$!
+	read -r word LR_PORT < /tmp/lr.fifo
+	[ "$word" = ready ] || return 1
+	[ -x "$LR_CTL" ] && "$LR_CTL" target add --pid "$LR_SERVER_PID" >/dev/null
+	return 0
+}
+
+lr_server_stop() {
+	[ -n "$LR_SERVER_PID" ] || return 0
+	[ -x "$LR_CTL" ] && "$LR_CTL" target del --pid "$LR_SERVER_PID" >/dev/null 2>&1
+	kill "$LR_SERVER_PID" 2>/dev/null
+	wait "$LR_SERVER_PID" 2>/dev/null
+	LR_SERVER_PID=
+}
+
+lr_gov() { echo "$1" > $LR_POL1/scaling_governor; }
+
+# lr_energy_uj: modeled energy of CPU 1 so far
+lr_energy_uj() { sed -n 's/^cpu1 //p' $LR_VP/energy_uj; }
+
+# lr_res: "f1 ns1 f2 ns2 ..." time CPU 1 spent at each frequency so far
+lr_res() { sed -n 's/^cpu1\.f\([0-9]*\) \([0-9]*\)$/\1 \2/p' $LR_VP/residency_ns | tr '\n' ' '; }
+
+# lr_mean_khz "RES_BEFORE" "RES_AFTER": time-weighted mean frequency between
+lr_mean_khz() {
+	echo "$1 | $2" | awk '{ n = 0; for (i = 1; $i != "|"; i += 2) b[$i] = $(i + 1)
+		for (i++; i <= NF; i += 2) { d = $(i + 1) - b[$i]; s += d * $i; t += d }
+		printf "%d\n", t ? s / t : 0 }'
+}
+
+# jget KEY: a number from the one-line JSON on stdin
+jget() { sed -n "s/.*\"$1\": *\([-0-9.]*\).*/\1/p"; }
+
+# lr_step GOV STEP RATE SECS SEED: one load step; prints a CSV row
+# gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz
+lr_step() {
+	e0=$(lr_energy_uj) r0=$(lr_res)
+	out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$3" -d "$4" -c 4 -S "$5" -j)
+	e1=$(lr_energy_uj) r1=$(lr_res)
+	rps=$(echo "$out" | jget rps)
+	recv=$(echo "$out" | jget received)
+	ej=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.4f", (b - a) / 1e6 }')
+	epr=$(awk -v e="$ej" -v n="$recv" 'BEGIN { printf "%.6f", n > 0 ? e / n : 0 }')
+	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1")"
+}
