@@ -138,23 +138,28 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 	return in->targets;
 }
 
-/* Busiest CPU's busy share since the previous util step, thousandths. */
+/*
+ * Busiest CPU's busy share since the previous util step, thousandths, or
+ * U32_MAX when no CPU has been measured for SG_UTIL_MIN_NS yet (the interval
+ * then keeps growing until it has).
+ */
 static u32 sg_util_load(struct sg_policy *sp)
 {
-	u32 load = 0;
+	u32 load = U32_MAX;
 	int cpu;
 
 	for_each_cpu(cpu, sp->policy->cpus) {
 		struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);
 		u64 wall, idle = get_cpu_idle_time(cpu, &wall, 0);
 		u64 dw = wall - c->prev_wall_us, di = idle - c->prev_idle_us;
+		u32 l;
 
+		if (dw < SG_UTIL_MIN_NS / NSEC_PER_USEC || dw > wall)
+			continue;
 		c->prev_wall_us = wall;
 		c->prev_idle_us = idle;
-		if (!dw || dw > wall)
-			continue;
-		if (dw > di)
-			load = max_t(u32, load, div64_u64((dw - di) * SLACKGOV_ONE, dw));
+		l = dw > di ? div64_u64((dw - di) * SLACKGOV_ONE, dw) : 0;
+		load = load == U32_MAX ? l : max(load, l);
 	}
 	return load;
 }
@@ -208,7 +213,13 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 		*next_ns = last + stale + hold;
 	} else {
 		load = sg_util_load(sp);
-		out.freq = sg_util_freq(policy, load, &out.reason);
+		if (load == U32_MAX) {		/* too soon to measure: hold */
+			out.freq = policy->cur;
+			out.reason = SG_R_UTIL;
+			load = 0;
+		} else {
+			out.freq = sg_util_freq(policy, load, &out.reason);
+		}
 		if (sp->mode != SG_MODE_UTIL) {
 			/* signal gone for good: drop the idle constraints too */
 			for_each_cpu(cpu, policy->related_cpus)
