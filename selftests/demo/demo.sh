@@ -29,7 +29,6 @@ for gov in performance slack; do
 		echo "DEMO-STEP $(lr_step $gov $step $rate $STEP_S $step)"
 	done
 	kill $sampler 2>/dev/null
-	pkill -f sgsample 2>/dev/null
 	wait $sampler 2>/dev/null
 done
 [ -x "$LR_CTL" ] && "$LR_CTL" status | sed 's/^/DEMO-INFO /'
