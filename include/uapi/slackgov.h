@@ -101,7 +101,8 @@ struct slackgov_sample {
  *   target_comm    HASH   char[16] comm       -> struct slackgov_target
  *   target_cgroup  HASH   __u64 cgroup v2 id  -> struct slackgov_target
  *   windows        ARRAY  __u32 slot          -> struct slackgov_target_state
- *   config         ARRAY  __u32 0             -> struct slackgov_bpf_config
+ *   sg_config      ARRAY  __u32 0             -> struct slackgov_bpf_config
+ *                  ("config" clashes with a kernel symbol in vmlinux.h)
  */
 #define SLACKGOV_COMM_LEN		16
 
@@ -166,11 +167,15 @@ struct slackgov_window {
  * @head:	number of windows closed so far; hist[(head - 1) %
  *		SLACKGOV_HISTORY] is the newest
  * @hist:	ring of the last SLACKGOV_HISTORY windows
+ * @total_send:	sends counted since the slot was (re)initialised
+ * @total_ns:	length of the windows closed since then
  */
 struct slackgov_target_state {
 	struct slackgov_window last;
 	__u64 head;
 	struct slackgov_window hist[SLACKGOV_HISTORY];
+	__u64 total_send;
+	__u64 total_ns;
 };
 
 /* slackgov_bpf_config.feed */
@@ -200,7 +205,8 @@ struct slackgov_bpf_config {
  * Returns 0, or -EINVAL for a sample the module rejects (size, version,
  * target or CPU out of range), -ENODEV when no policy runs the governor.
  */
-extern int slackgov_report(const struct slackgov_sample *s, __u32 s__sz) __ksym;
+/* weak: an object whose feeding programs are not loaded loads without the module */
+extern int slackgov_report(const struct slackgov_sample *s, __u32 s__sz) __ksym __weak;
 #endif
 #endif
 

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* slackctl.h - what slackctl's command files share. */
+#ifndef SLACKCTL_H
+#define SLACKCTL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <linux/types.h>
+#include "slackgov.h"
+
+#define SC_LINK_DIR	SLACKGOV_PIN_DIR "/links"
+#define SC_GOV_DIR	"/sys/devices/system/cpu/cpufreq/slack"
+#define SC_CPUFREQ	"/sys/devices/system/cpu/cpufreq"
+
+extern bool json_output;
+extern bool verbose;
+
+/* Report an error: "Error: ..." on stderr, or {"error": "..."} with -j.  Returns -1. */
+int sc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* JSON string escaping to stdout */
+void sc_json_str(const char *s);
+
+/* argument helpers: is_prefix(arg, word), NEXT_ARG */
+bool is_prefix(const char *arg, const char *word);
+#define NEXT_ARG() ({ argc--; argv++; })
+
+int sc_check_env(bool need_bpffs);
+bool sc_module_loaded(void);
+bool sc_loaded(void);
+bool sc_feed_on(void);
+int sc_map_fd(const char *name);
+int sc_read_file(const char *path, char *buf, size_t len);
+
+int sc_for_each_target(void (*fn)(int kind, const void *key, const struct slackgov_target *v, void *ctx),
+		       void *ctx);
+void sc_target_text(int kind, const void *key, char *buf, size_t len);
+
+int do_load(int argc, char **argv);
+int do_unload(int argc, char **argv);
+int do_target(int argc, char **argv);
+int do_set(int argc, char **argv);
+int do_get(int argc, char **argv);
+int do_status(int argc, char **argv);
+int do_stats(int argc, char **argv);
+
+/* knobs */
+enum sc_unit { SC_PERMILLE, SC_GAIN, SC_MS, SC_US, SC_KHZ, SC_NS, SC_COUNT };
+
+struct sc_knob {
+	const char *name;
+	bool bpf;		/* BPF-side (sg_config) or governor sysfs */
+	enum sc_unit unit;
+	unsigned long long min, max, def;
+	const char *help;
+};
+
+extern const struct sc_knob sc_knobs[];
+const struct sc_knob *sc_knob_find(const char *name);
+int sc_parse_value(const struct sc_knob *k, const char *arg, unsigned long long *out);
+const char *sc_unit_name(enum sc_unit u);
+
+#endif

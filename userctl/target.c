@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * target.c - slackctl target add | del | list: the target_pid, target_comm
+ * and target_cgroup maps, slot allocation, and the generation bump that
+ * makes the BPF side reclassify threads.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include "slackctl.h"
+
+static const char *const kind_map[] = {
+	[SLACKGOV_TARGET_PID] = "target_pid",
+	[SLACKGOV_TARGET_COMM] = "target_comm",
+	[SLACKGOV_TARGET_CGROUP] = "target_cgroup",
+};
+static const char *const kind_name[] = {
+	[SLACKGOV_TARGET_PID] = "pid",
+	[SLACKGOV_TARGET_COMM] = "comm",
+	[SLACKGOV_TARGET_CGROUP] = "cgroup",
+};
+
+struct sc_tkey {
+	int kind;
+	union {
+		__u32 pid;
+		char comm[SLACKGOV_COMM_LEN];
+		__u64 cgid;
+	};
+	char text[256];
+};
+
+/* starttime (field 22 of /proc/PID/stat) in ns at USER_HZ granularity */
+static int pid_start_ns(__u32 pid, __u64 *ns)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long ticks;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (!p || !(p = strrchr(buf, ')')))
+		return -1;
+	for (i = 2; i < 22 && p; i++)	/* field 2 ends at ')' */
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
+		return -1;
+	*ns = ticks * 10000000ULL;	/* USER_HZ = 100 */
+	return 0;
+}
+
+/* parse --pid N | --comm NAME | --cgroup PATH [--setpoint V] */
+static int parse_target(int argc, char **argv, struct sc_tkey *t, __u32 *setpoint, bool add)
+{
+	const struct sc_knob *sp = sc_knob_find("setpoint");
+	unsigned long long v;
+	struct statfs sfs;
+	struct stat st;
+	char *end;
+
+	memset(t, 0, sizeof(*t));
+	*setpoint = 0;
+	while (argc > 0) {
+		if (argc < 2)
+			return sc_err("target: '%s' needs a value", argv[0]);
+		if (t->kind == 0 && is_prefix(argv[0], "--pid")) {
+			errno = 0;
+			v = strtoull(argv[1], &end, 10);
+			if (errno || *end || !*argv[1] || v == 0 || v > 0x3fffffff)
+				return sc_err("target: bad PID '%s'", argv[1]);
+			t->kind = SLACKGOV_TARGET_PID;
+			t->pid = v;
+		} else if (t->kind == 0 && is_prefix(argv[0], "--comm")) {
+			if (!*argv[1] || strlen(argv[1]) >= SLACKGOV_COMM_LEN)
+				return sc_err("target: process name '%s' must be 1 to 15 characters", argv[1]);
+			t->kind = SLACKGOV_TARGET_COMM;
+			strncpy(t->comm, argv[1], SLACKGOV_COMM_LEN - 1);
+		} else if (t->kind == 0 && is_prefix(argv[0], "--cgroup")) {
+			if (statfs(argv[1], &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
+			    stat(argv[1], &st) || !S_ISDIR(st.st_mode))
+				return sc_err("target: '%s' is not a cgroup v2 directory", argv[1]);
+			t->kind = SLACKGOV_TARGET_CGROUP;
+			t->cgid = st.st_ino;
+		} else if (add && is_prefix(argv[0], "--setpoint")) {
+			if (sc_parse_value(sp, argv[1], &v))
+				return -1;
+			*setpoint = v;
+		} else {
+			return sc_err("target: unexpected '%s'", argv[0]);
+		}
+		snprintf(t->text, sizeof(t->text), "%s", t->kind == SLACKGOV_TARGET_PID ? "" : argv[1]);
+		if (t->kind == SLACKGOV_TARGET_PID && !t->text[0])
+			snprintf(t->text, sizeof(t->text), "%u", t->pid);
+		argc -= 2;
+		argv += 2;
+	}
+	if (!t->kind)
+		return sc_err("target: give --pid PID, --comm NAME or --cgroup PATH");
+	return 0;
+}
+
+static int bump_generation(void)
+{
+	struct slackgov_bpf_config c;
+	__u32 zero = 0;
+	int fd = sc_map_fd("sg_config"), ret;
+
+	if (fd < 0)
+		return -1;
+	ret = bpf_map_lookup_elem(fd, &zero, &c);
+	if (!ret) {
+		c.generation++;
+		ret = bpf_map_update_elem(fd, &zero, &c, BPF_ANY);
+	}
+	close(fd);
+	return ret;
+}
+
+/* mark the slots in use: walk the three maps */
+static void used_slots(bool *used)
+{
+	char key[SLACKGOV_COMM_LEN + 8], next[SLACKGOV_COMM_LEN + 8];
+	struct slackgov_target v;
+	int k, fd;
+
+	for (k = SLACKGOV_TARGET_PID; k <= SLACKGOV_TARGET_CGROUP; k++) {
+		fd = sc_map_fd(kind_map[k]);
+		if (fd < 0)
+			continue;
+		void *cur = NULL;
+
+		while (!bpf_map_get_next_key(fd, cur, next)) {
+			memcpy(key, next, sizeof(key));
+			cur = key;
+			if (!bpf_map_lookup_elem(fd, key, &v) && v.slot < SLACKGOV_MAX_TARGETS)
+				used[v.slot] = true;
+		}
+		close(fd);
+	}
+}
+
+static int clear_window(__u32 slot)
+{
+	struct slackgov_target_state *st = calloc(1, sizeof(*st));
+	int fd = sc_map_fd("windows"), ret;
+
+	if (!st || fd < 0) {
+		free(st);
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	ret = bpf_map_update_elem(fd, &slot, st, BPF_ANY);
+	free(st);
+	close(fd);
+	return ret;
+}
+
+static int target_add(int argc, char **argv)
+{
+	static bool used[SLACKGOV_MAX_TARGETS];
+	struct slackgov_target v = {};
+	struct sc_tkey t;
+	__u32 setpoint, slot;
+	int fd;
+
+	if (parse_target(argc, argv, &t, &setpoint, true) || sc_check_env(true))
+		return -1;
+	if (!sc_loaded())
+		return sc_err("not loaded: run 'slackctl load' first");
+	if (t.kind == SLACKGOV_TARGET_PID && pid_start_ns(t.pid, &v.start_ns))
+		return sc_err("target: no process with PID %u", t.pid);
+	fd = sc_map_fd(kind_map[t.kind]);
+	if (fd < 0)
+		return sc_err("cannot open the %s map: %s", kind_map[t.kind], strerror(errno));
+	if (!bpf_map_lookup_elem(fd, &t.pid, &v)) {
+		close(fd);
+		return sc_err("target %s %s is already watched", kind_name[t.kind], t.text);
+	}
+	used_slots(used);
+	for (slot = 0; slot < SLACKGOV_MAX_TARGETS && used[slot]; slot++)
+		;
+	if (slot == SLACKGOV_MAX_TARGETS) {
+		close(fd);
+		return sc_err("the target table is full (%d targets): delete one first", SLACKGOV_MAX_TARGETS);
+	}
+	v.slot = slot;
+	v.kind = t.kind;
+	v.setpoint = setpoint;
+	clear_window(slot);
+	if (bpf_map_update_elem(fd, &t.pid, &v, BPF_NOEXIST)) {
+		close(fd);
+		return sc_err("cannot add the target: %s", strerror(errno));
+	}
+	close(fd);
+	if (bump_generation()) {
+		fd = sc_map_fd(kind_map[t.kind]);
+		bpf_map_delete_elem(fd, &t.pid);
+		close(fd);
+		return sc_err("cannot publish the target change: %s", strerror(errno));
+	}
+	if (json_output)
+		printf("{\"kind\": \"%s\", \"id\": \"%s\", \"slot\": %u}\n", kind_name[t.kind], t.text, slot);
+	else
+		printf("target %s %s: slot %u\n", kind_name[t.kind], t.text, slot);
+	return 0;
+}
+
+static int target_del(int argc, char **argv)
+{
+	struct slackgov_target v;
+	struct sc_tkey t;
+	__u32 setpoint;
+	int fd, ret;
+
+	if (parse_target(argc, argv, &t, &setpoint, false) || sc_check_env(true))
+		return -1;
+	if (!sc_loaded())
+		return sc_err("not loaded: run 'slackctl load' first");
+	fd = sc_map_fd(kind_map[t.kind]);
+	if (fd < 0)
+		return sc_err("cannot open the %s map: %s", kind_map[t.kind], strerror(errno));
+	if (bpf_map_lookup_elem(fd, &t.pid, &v)) {
+		close(fd);
+		return sc_err("target %s %s is not watched", kind_name[t.kind], t.text);
+	}
+	ret = bpf_map_delete_elem(fd, &t.pid);
+	close(fd);
+	if (ret)
+		return sc_err("cannot delete the target: %s", strerror(errno));
+	bump_generation();
+	clear_window(v.slot);
+	if (json_output)
+		printf("{\"deleted\": \"%s %s\"}\n", kind_name[t.kind], t.text);
+	return 0;
+}
+
+/* call fn(kind, key, value) for every target */
+int sc_for_each_target(void (*fn)(int kind, const void *key, const struct slackgov_target *v, void *ctx),
+		       void *ctx)
+{
+	char key[SLACKGOV_COMM_LEN + 8], next[SLACKGOV_COMM_LEN + 8];
+	struct slackgov_target v;
+	int k, fd, n = 0;
+
+	for (k = SLACKGOV_TARGET_PID; k <= SLACKGOV_TARGET_CGROUP; k++) {
+		void *cur = NULL;
+
+		fd = sc_map_fd(kind_map[k]);
+		if (fd < 0)
+			return -1;
+		while (!bpf_map_get_next_key(fd, cur, next)) {
+			memcpy(key, next, sizeof(key));
+			cur = key;
+			if (!bpf_map_lookup_elem(fd, key, &v)) {
+				fn(k, key, &v, ctx);
+				n++;
+			}
+		}
+		close(fd);
+	}
+	return n;
+}
+
+void sc_target_text(int kind, const void *key, char *buf, size_t len)
+{
+	if (kind == SLACKGOV_TARGET_PID)
+		snprintf(buf, len, "pid %u", *(const __u32 *)key);
+	else if (kind == SLACKGOV_TARGET_COMM)
+		snprintf(buf, len, "comm %.15s", (const char *)key);
+	else
+		snprintf(buf, len, "cgroup %llu", (unsigned long long)*(const __u64 *)key);
+}
+
+static void list_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
+{
+	char text[64];
+	int *n = ctx;
+
+	sc_target_text(kind, key, text, sizeof(text));
+	if (json_output) {
+		printf("%s{\"target\": ", (*n)++ ? ", " : "");
+		sc_json_str(text);
+		printf(", \"slot\": %u, \"setpoint\": %u}", v->slot, v->setpoint);
+	} else {
+		printf("%-24s slot %-4u setpoint %u\n", text, v->slot, v->setpoint);
+	}
+}
+
+int do_target(int argc, char **argv)
+{
+	int n = 0;
+
+	if (argc < 1)
+		return sc_err("usage: slackctl target { add | del } TARGET | target list");
+	if (is_prefix(argv[0], "add"))
+		return target_add(argc - 1, argv + 1);
+	if (is_prefix(argv[0], "del"))
+		return target_del(argc - 1, argv + 1);
+	if (is_prefix(argv[0], "list")) {
+		if (sc_check_env(true))
+			return -1;
+		if (!sc_loaded())
+			return sc_err("not loaded: run 'slackctl load' first");
+		if (json_output)
+			printf("[");
+		sc_for_each_target(list_one, &n);
+		if (json_output)
+			printf("]\n");
+		return 0;
+	}
+	return sc_err("target: unknown command '%s' (add, del, list)", argv[0]);
+}
