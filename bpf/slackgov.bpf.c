@@ -60,6 +60,7 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 send_sum_us, send_sq_us2, recv_sum_us, recv_sq_us2;
 	__u64 wait_sum_ns;	/* duration of waits that returned events */
 	__u64 blocked_ns;	/* the same, clamped to the window */
+	__u64 busy_ns;		/* workers' time from a wait's return to the next wait */
 	__u64 oncpu_ns;
 	__u64 cpus[SLACKGOV_CPU_WORDS];
 	__u64 last_cpus[SLACKGOV_CPU_WORDS];
@@ -72,6 +73,7 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 enter_ns;
 	__u64 worker_seq;	/* window seq this thread was counted a worker in */
 	__u64 on_ns;		/* sched_switch: switched in at */
+	__u64 wait_exit_ns;	/* when its last wait returned (0: none yet) */
 };
 
 struct {
@@ -348,15 +350,17 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	m = xchg0(&a->wait_sum_ns);
 	w->wait_mean_ns = w->nr_wait ? m / w->nr_wait : 0;
 	blocked = xchg0(&a->blocked_ns);
+	w->busy_ns = xchg0(&a->busy_ns);
 	w->oncpu_ns = xchg0(&a->oncpu_ns);
-	/* slack: blocked share of the workers' time; no worker at all = idle */
-	denom = workers * len;
-	if (!workers)
-		w->slack = SLACKGOV_ONE;
+	/* slack: the waiting share of the workers' completed wait/busy segments.
+	 * No segment completed: requests but no wait means the workers never got
+	 * back to waiting (saturated, 0); nothing at all means idle (1000). */
+	denom = blocked + w->busy_ns;
+	if (denom)
+		w->slack = blocked * SLACKGOV_ONE / denom;
 	else
-		w->slack = blocked >= denom ? SLACKGOV_ONE : blocked * SLACKGOV_ONE / denom;
+		w->slack = nsend || nrecv ? 0 : SLACKGOV_ONE;
 	w->blocked_ns = blocked;
-	w->busy_ns = denom > blocked ? denom - blocked : 0;
 	w->rps = nsend * 1000000000ULL / len;
 	w->util = w->oncpu_ns * SLACKGOV_ONE / len;
 	if (w->recv_mean_ns >= 1000)
@@ -415,6 +419,20 @@ int BPF_PROG(sg_enter, struct pt_regs *regs, long id)
 	}
 	th->kind = fam;
 	th->enter_ns = bpf_ktime_get_ns();
+	if (fam == SG_WAIT && th->wait_exit_ns) {
+		/* a worker's busy segment: from its last wait's return to this wait */
+		__u32 slot = th->slot;
+		struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
+		__u64 from = th->wait_exit_ns;
+
+		if (a) {
+			if (a->start_ns > from)
+				from = a->start_ns;	/* the part inside this window */
+			if (th->enter_ns > from)
+				__sync_fetch_and_add(&a->busy_ns, th->enter_ns - from);
+		}
+		th->wait_exit_ns = 0;
+	}
 	return 0;
 }
 
@@ -444,6 +462,7 @@ static __always_inline int on_exit(long ret, const bool feed)
 			add_interval(&a->last_recv_ns, now, &a->recv_sum_us, &a->recv_sq_us2);
 			break;
 		case SG_WAIT:
+			th->wait_exit_ns = now;
 			/* a wait that returned no event is a timer wake: not slack */
 			if (ret == 0 || !th->enter_ns)
 				break;

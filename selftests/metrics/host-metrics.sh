@@ -1,0 +1,66 @@
+# SPDX-License-Identifier: GPL-2.0
+# host-metrics.sh - the BPF side's metrics against the project's server and
+# client: sends counted equal requests served (observed RPS), slack falls as
+# load rises, a process that is not a target is not counted.
+. "$SG_TOP/selftests/lib/ktap.sh"
+
+S=$SG_BUILD/userctl/slackctl
+B=$SG_BUILD/selftests
+[ -x "$S" ] || ktap_skip_all "slackctl not built"
+[ -e /sys/fs/bpf/slackgov ] && ktap_skip_all "slackgov is in use on this machine"
+sg_defer "$S unload"
+py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
+tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
+
+# start_server NAME ARGS...: sgserver on an ephemeral port; sets PORT, SPID
+start_server() {
+	"$B/sgserver" -p 0 "$@" > srv.out 2> srv.err &
+	SPID=$!
+	sg_defer "kill $SPID"
+	for i in 1 2 3 4 5 6 7 8 9 10; do [ -s srv.out ] && break; sleep 0.3; done
+	PORT=$(awk '{print $2}' srv.out)
+}
+
+ktap_plan 8
+"$S" load > /dev/null
+start_server -t 2 -s 100
+"$S" target add --pid $SPID > /dev/null
+sleep 0.5
+s0=$(tgt $SPID "x['total_send']")
+out=$("$B/sgclient" -p "$PORT" -r 800 -d 3 -c 4 -j)
+sleep 0.3
+s1=$(tgt $SPID "x['total_send']")
+recv=$(echo "$out" | py "print(d['received'])")
+rps=$(echo "$out" | py "print(d['rps'])")
+obs=$(awk -v a="$s0" -v b="$s1" -v d=3 'BEGIN { printf "%.1f", (b - a) / d }')
+ktap_note "client: $recv answers, $rps req/s; BPF: $((s1 - s0)) sends, $obs req/s"
+# the window open when the load stopped closes only with the next event:
+# up to one window of sends (10 ms) can be missing
+ktap_check '[ $((s1 - s0)) -le "$recv" ] && [ $((s1 - s0)) -ge $((recv * 98 / 100)) ]' \
+	"counted sends match the answers (within the last open window)"
+ktap_check 'awk -v o="$obs" -v c="$rps" "BEGIN { exit !(o >= c * 0.98 && o <= c * 1.02) }"' \
+	"observed RPS within 2% of the client's"
+ktap_cmp "$(tgt $SPID "x['window']['seq']")" -gt 100 "windows close every 10 ms"
+
+# slack at light and at heavy load (relations only; 15000 req/s of 100 us
+# on two workers is about 75% busy)
+"$B/sgclient" -p "$PORT" -r 50 -d 2 -c 2 > /dev/null & C=$!
+sleep 1.5; light=$(tgt $SPID "x['window']['slack']"); wait $C
+"$B/sgclient" -p "$PORT" -r 15000 -d 2 -c 8 > /dev/null & C=$!
+sleep 1.5; heavy=$(tgt $SPID "x['window']['slack']"); wait $C
+ktap_note "slack at 50 req/s: $light, at 15000 req/s: $heavy (thousandths)"
+ktap_cmp "$light" -gt "$heavy" "slack is lower under heavy load"
+ktap_cmp "$light" -gt 500 "a lightly loaded server mostly waits"
+
+# a second server that is not a target
+p1=$PORT; sp1=$SPID
+start_server -t 1 -s 10
+c0=$(tgt $sp1 "x['total_send']")
+"$B/sgclient" -p "$PORT" -r 500 -d 1 > /dev/null
+sleep 0.3
+ktap_eq "$c0" "$(tgt $sp1 "x['total_send']")" "another process's sends are not counted"
+kill $sp1; sleep 0.5
+ktap_check '"$S" -j status | py "print(1)"' "status still works after the target exited"
+n0=$(tgt $sp1 "x['windows']"); sleep 0.5
+ktap_eq "$n0" "$(tgt $sp1 "x['windows']")" "an exited target closes no more windows"
+ktap_finished
