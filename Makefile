@@ -95,7 +95,7 @@ $(O)/kmod/.stamp: $(SETUP_STAMP) $(KMOD_SRCS)
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
-BPF_HDRS := $(wildcard bpf/*.h) include/uapi/slackgov.h
+BPF_HDRS := $(wildcard bpf/*.h) include/uapi/slackgov.h $(BPF_SRCS)	# objects may include each other
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -mcpu=v3 \
 	-I$(O) -Iinclude/uapi -Ibpf
 

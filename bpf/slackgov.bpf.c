@@ -5,10 +5,12 @@
  * slackgov.ko is loaded, handed to it through the kfunc slackgov_report().
  *
  * Programs (x86_64 syscall numbers; CO-RE for 6.1 and later):
- *   sg_enter         tp_btf/sys_enter     classify the thread, start a wait
- *   sg_exit[_feed]   tp_btf/sys_exit      count sends/recvs/waits, close windows
- *   sg_switch[_feed] tp_btf/sched_switch  on-CPU time, CPUs, close overdue windows
- * The _feed twins also call the kfunc; the loader picks one of each pair.
+ *   sg_enter   tp_btf/sys_enter     classify the thread, start a wait
+ *   sg_exit    tp_btf/sys_exit      count sends/recvs/waits, close windows
+ *   sg_switch  tp_btf/sched_switch  on-CPU time, CPUs, close overdue windows
+ * Built twice: slackgov.bpf.o (metrics only: loads on any kernel with BTF)
+ * and slackgov_feed.bpf.o (SG_FEED: also calls the kfunc, so it loads only
+ * when slackgov.ko is loaded).  slackctl load picks one.
  * The metrics and their integer bounds are defined in Documentation/metrics.rst.
  */
 #include "vmlinux.h"
@@ -18,6 +20,12 @@
 #include "slackgov.h"
 
 char LICENSE[] SEC("license") = "GPL";
+
+#ifdef SG_FEED
+#define FEED	true
+#else
+#define FEED	false	/* the kfunc call is dead code: no extern to resolve */
+#endif
 
 /* x86_64 syscall numbers */
 #define NR_read		0
@@ -488,13 +496,7 @@ static __always_inline int on_exit(long ret, const bool feed)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sg_exit, struct pt_regs *regs, long ret)
 {
-	return on_exit(ret, false);
-}
-
-SEC("tp_btf/sys_exit")
-int BPF_PROG(sg_exit_feed, struct pt_regs *regs, long ret)
-{
-	return on_exit(ret, true);
+	return on_exit(ret, FEED);
 }
 
 /* on-CPU time of target threads, and overdue windows of busy targets */
@@ -526,11 +528,5 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sg_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(prev, next, false);
-}
-
-SEC("tp_btf/sched_switch")
-int BPF_PROG(sg_switch_feed, bool preempt, struct task_struct *prev, struct task_struct *next)
-{
-	return on_switch(prev, next, true);
+	return on_switch(prev, next, FEED);
 }

@@ -13,6 +13,7 @@
 #include <bpf/bpf.h>
 #include "slackctl.h"
 #include "slackgov.skel.h"
+#include "slackgov_feed.skel.h"
 
 /* remove every file in dir, then dir; missing is fine */
 static void unpin_dir(const char *dir)
@@ -46,10 +47,25 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
+/* record the feed in the BPF settings, where status reads it */
+static int set_feed(struct bpf_object *obj, bool feed)
+{
+	struct slackgov_bpf_config c = {};
+	struct bpf_map *m = bpf_object__find_map_by_name(obj, "sg_config");
+	__u32 zero = 0;
+
+	if (!m)
+		return -ENOENT;
+	c.feed = feed ? SLACKGOV_FEED_ON : SLACKGOV_FEED_OFF;
+	return bpf_map_update_elem(bpf_map__fd(m), &zero, &c, BPF_ANY) ? -errno : 0;
+}
+
 int do_load(int argc, char **argv)
 {
-	struct slackgov_bpf *skel = NULL;
+	struct bpf_object *obj = NULL;
 	struct bpf_program *prog;
+	const void *elf;
+	size_t elf_sz;
 	struct bpf_map *map;
 	const char *mode = "auto";
 	char path[512];
@@ -77,12 +93,14 @@ int do_load(int argc, char **argv)
 	if (!strcmp(mode, "off"))
 		feed = false;
 
-	skel = slackgov_bpf__open();
-	if (!skel)
+	/* both objects are embedded; the feeding one needs the module's kfunc */
+	elf = feed ? slackgov_feed_bpf__elf_bytes(&elf_sz) : slackgov_bpf__elf_bytes(&elf_sz);
+	obj = bpf_object__open_mem(elf, elf_sz, NULL);
+	if (!obj)
 		return sc_err("cannot open the BPF object: %s", strerror(errno));
-	bpf_object__for_each_program(prog, skel->obj)
-		bpf_program__set_autoload(prog, ends_with(bpf_program__name(prog), "_feed") == feed);
-	err = slackgov_bpf__load(skel);
+	err = bpf_object__load(obj);
+	if (!err)
+		err = set_feed(obj, feed);
 	if (err) {
 		sc_err("cannot load the BPF programs: %s (slackctl -v load shows the verifier log)",
 		       strerror(-err));
@@ -93,7 +111,7 @@ int do_load(int argc, char **argv)
 		sc_err("cannot create %s: %s", SC_LINK_DIR, strerror(errno));
 		goto fail;
 	}
-	bpf_object__for_each_map(map, skel->obj) {
+	bpf_object__for_each_map(map, obj) {
 		if (ends_with(bpf_map__name(map), ".bss") || ends_with(bpf_map__name(map), ".rodata"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", SLACKGOV_PIN_DIR, bpf_map__name(map));
@@ -103,7 +121,7 @@ int do_load(int argc, char **argv)
 			goto fail;
 		}
 	}
-	bpf_object__for_each_program(prog, skel->obj) {
+	bpf_object__for_each_program(prog, obj) {
 		struct bpf_link *link;
 
 		if (!bpf_program__autoload(prog))
@@ -131,7 +149,7 @@ int do_load(int argc, char **argv)
 fail:
 	unpin_all();	/* no partial state */
 out:
-	slackgov_bpf__destroy(skel);
+	bpf_object__close(obj);
 	return err ? -1 : 0;
 }
 

@@ -97,7 +97,15 @@ bool sc_loaded(void)
 
 bool sc_feed_on(void)
 {
-	return access(SC_LINK_DIR "/sg_exit_feed", F_OK) == 0;
+	struct slackgov_bpf_config c = {};
+	__u32 zero = 0;
+	int fd = sc_map_fd("sg_config");
+
+	if (fd < 0)
+		return false;
+	bpf_map_lookup_elem(fd, &zero, &c);
+	close(fd);
+	return c.feed == SLACKGOV_FEED_ON;
 }
 
 int sc_map_fd(const char *name)

@@ -205,8 +205,7 @@ struct slackgov_bpf_config {
  * Returns 0, or -EINVAL for a sample the module rejects (size, version,
  * target or CPU out of range), -ENODEV when no policy runs the governor.
  */
-/* weak: an object whose feeding programs are not loaded loads without the module */
-extern int slackgov_report(const struct slackgov_sample *s, __u32 s__sz) __ksym __weak;
+extern int slackgov_report(const struct slackgov_sample *s, __u32 s__sz) __ksym;
 #endif
 #endif
 
