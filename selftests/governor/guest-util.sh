@@ -20,6 +20,7 @@ ktap_eq "$MAX" "$busy" "a busy loop raises the frequency to max"
 top=$(sed -n "s/.*slackgov_decision: policy=$C mode=util .*load=\([0-9]*\) .*freq=\([0-9]*\) reason=util.*/\2 \1/p" \
 	$TR/trace | sort -n | tail -n1)
 ktap_note "highest traced util request: ${top% *} kHz at load ${top#* }"
+[ -n "$top" ] || { ktap_note "trace: $(grep -c slackgov_decision $TR/trace) decisions"; grep slackgov $TR/trace | tail -n 3 | sed 's/^/# /'; for c in 0 1; do echo "# cpu$c: $(grep -E 'entries|overrun' $TR/per_cpu/cpu$c/stats | xargs)"; done; echo "# on=$(cat $TR/tracing_on) en=$(cat $TR/events/slackgov/enable) mask=$(cat $TR/tracing_cpumask) dec=$(gstat $C decisions)"; }
 ktap_cmp "${top% *}" -gt $(((MIN + MAX) / 2)) "util decisions traced with their load, asking for the upper range"
 wait
 wait_for '[ "$(cur $C)" = "$MIN" ]' 20
