@@ -78,6 +78,8 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u32 slot;		/* SG_NO_SLOT: not a target */
 	__u32 kind;		/* SG_* of the syscall in progress */
 	__u64 generation;	/* config.generation the verdict was made at */
+	__u64 task_start;	/* task->start_time of the thread the verdict is
+				 * for: a recycled tid is a new thread */
 	__u64 enter_ns;
 	__u64 worker_seq;	/* window seq this thread was counted a worker in */
 	__u64 on_ns;		/* sched_switch: switched in at */
@@ -183,20 +185,23 @@ static __always_inline __u32 classify(__u32 *setpoint)
 /* The current thread's state, classified at the current generation. */
 static __always_inline struct sg_thread *thread_state(bool create)
 {
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
 	struct slackgov_bpf_config *c = cfg();
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	__u64 gen = c ? c->generation : 0;
+	__u64 tstart = task->start_time;
 	struct sg_thread *th, fresh = {};
 	struct sg_acc *a;
 	__u32 setpoint = 0;
 
 	th = bpf_map_lookup_elem(&threads, &tid);
-	if (th && th->generation == gen)
+	if (th && th->generation == gen && th->task_start == tstart)
 		return th;
 	if (!th && !create)
 		return NULL;
 	fresh.slot = classify(&setpoint);
 	fresh.generation = gen;
+	fresh.task_start = tstart;
 	if (fresh.slot >= SLACKGOV_MAX_TARGETS)
 		fresh.slot = SG_NO_SLOT;
 	a = bpf_map_lookup_elem(&acc, &fresh.slot);
@@ -508,7 +513,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	__u64 now = bpf_ktime_get_ns();
 
 	th = bpf_map_lookup_elem(&threads, &ptid);
-	if (th && th->slot != SG_NO_SLOT && th->on_ns) {
+	if (th && th->slot != SG_NO_SLOT && th->on_ns && th->task_start == prev->start_time) {
 		slot = th->slot;
 		a = bpf_map_lookup_elem(&acc, &slot);
 		if (a) {
@@ -520,7 +525,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		maybe_close(slot, now, 0, feed);
 	}
 	th = bpf_map_lookup_elem(&threads, &ntid);
-	if (th && th->slot != SG_NO_SLOT)
+	if (th && th->slot != SG_NO_SLOT && th->task_start == next->start_time)
 		th->on_ns = now;
 	return 0;
 }
