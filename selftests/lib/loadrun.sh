@@ -89,6 +89,6 @@ lr_step() {
 	rps=$(echo "$out" | jget rps)
 	recv=$(echo "$out" | jget received)
 	ej=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.4f", (b - a) / 1e6 }')
-	epr=$(awk -v e="$ej" -v n="$recv" 'BEGIN { printf "%.6f", n > 0 ? e / n : 0 }')
+	epr=$(awk -v e="$ej" -v n="$recv" 'BEGIN { printf "%.6f", (n > 0 ? e / n : 0) }')
 	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1")"
 }
