@@ -7,8 +7,8 @@ set multiplot layout 3,1 title "slackgov demo (QEMU guest, emulated DVFS, modele
 set key outside right
 set xlabel "time in run (s)"
 set ylabel "CPU1 MHz"
-plot ts using (strcol(1) eq "slack" ? $2 : NaN):($8/1000) with steps title "slack", \
-     ts using (strcol(1) eq "performance" ? $2 : NaN):($8/1000) with steps title "performance"
+plot ts using (strcol(1) eq "slack" ? $2 : NaN):($9/1000) with steps title "slack", \
+     ts using (strcol(1) eq "performance" ? $2 : NaN):($9/1000) with steps title "performance"
 set ylabel "slack (%)"
 plot ts using (strcol(1) eq "slack" ? $2 : NaN):($4/10) with lines title "slack gov: target slack", \
      ts using (strcol(1) eq "performance" ? $2 : NaN):($4/10) with lines title "performance: target slack"
