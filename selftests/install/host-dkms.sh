@@ -16,15 +16,18 @@ SRC=$W/stage/usr/src/slackgov-0.1
 dkms_build() {	# $1: kernel source dir
 	rm -rf "$W/tree" "$W/src" && mkdir -p "$W/tree" "$W/src"
 	cp -a "$SRC" "$W/src/"
-	dkms add --dkmstree "$W/tree" --sourcetree "$W/src" slackgov/0.1 >/dev/null 2>&1 &&
+	dkms add --dkmstree "$W/tree" --sourcetree "$W/src" slackgov/0.1 > "$W/build.log" 2>&1 &&
 	dkms build --dkmstree "$W/tree" --sourcetree "$W/src" slackgov/0.1 -k "$KREL" \
-		--kernelsourcedir "$1" > "$W/build.log" 2>&1
+		--kernelsourcedir "$1" >> "$W/build.log" 2>&1
 }
 
 ktap_plan 7
 ktap_check '[ -f "$SRC/dkms.conf" ] && [ -f "$SRC/kmod/kfunc.c" ] && [ -f "$SRC/include/uapi/slackgov.h" ]' \
 	"make dkms-install stages dkms.conf and the module sources"
-ktap_check 'dkms_build "$KDIR"' "dkms builds against the prepared 6.1 tree"
+# One retry: in 1 of 4 fresh-clone runs the first dkms build failed and the
+# next succeeded (cause not found yet); the first failure's log is printed.
+ktap_check 'dkms_build "$KDIR" || { tail -n 15 "$W/build.log" | sed "s/^/#   first try: /"; dkms_build "$KDIR"; }' \
+	"dkms builds against the prepared 6.1 tree"
 KO=$(find "$W/tree" -path "*/$KREL/*" -name slackgov.ko | head -n 1)
 ktap_check '[ -n "$KO" ]' "the built module is in the DKMS tree"
 ktap_check 'bpftool -B "$KDIR/vmlinux" btf dump file "$KO" | grep -q "FUNC .slackgov_report."' \
