@@ -1,13 +1,14 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh - guest side of "make bench" (see selftests/bench/run).
 #
-# 1. control: governors x load levels x repetitions on the epoll server,
+# 1. control: governors x load levels x repetitions on each server shape,
 #    interleaved (every repetition walks the loads, every load visits all
 #    governors in an order rotated per repetition) so that drift in the
 #    emulator's speed hits all governors alike.  One BENCH-CELL row each.
 # 2. fidelity: for each server shape, the BPF side's observed RPS against the
 #    client's achieved RPS at several rates.  One BENCH-FID row each.
-# Knobs (environment): BENCH_REPS, BENCH_STEP_S, BENCH_LOADS, BENCH_GOVS.
+# Knobs (environment, passed from the host by selftests/vm/run): BENCH_REPS,
+# BENCH_STEP_S, BENCH_LOADS, BENCH_GOVS, BENCH_SHAPES.
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
 SERVICE_US=1000			# ~1 ms of work per request at fmax (PLATFORM.md)
@@ -16,32 +17,37 @@ REPS=${BENCH_REPS:-3}
 STEP_S=${BENCH_STEP_S:-8}
 LOADS=${BENCH_LOADS:-"10 30 50 70 90"}
 GOVS=${BENCH_GOVS:-"slack performance powersave schedutil ondemand"}
+SHAPES=${BENCH_SHAPES:-"epoll thread"}	# dispatcher/worker epoll; thread per connection
 
 trap 'lr_down' EXIT
 lr_up || { echo "BENCH-INFO cannot bring the platform up"; exit 1; }
 echo "BENCH-INFO kernel $(uname -r)"
+echo "BENCH-INFO cpu1 idle states: $(cat /sys/devices/system/cpu/cpu1/cpuidle/state*/name 2>/dev/null | tr '\n' ' ')(driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null), governor $(cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null))"
 
 # rotate N WORDS...: the words, starting at the N-th (mod count)
 rotate() { n=$1; shift; k=$(( n % $# )); i=0
 	for w in "$@"; do [ $i -ge $k ] && printf '%s ' "$w"; i=$((i + 1)); done
 	i=0; for w in "$@"; do [ $i -lt $k ] && printf '%s ' "$w"; i=$((i + 1)); done; }
 
-lr_server_start 2 epoll $SERVICE_US || { echo "BENCH-INFO server did not start"; exit 1; }
-for rep in $(seq 1 "$REPS"); do
-	for load in $LOADS; do
-		rate=$((CAPACITY * load / 100))
-		for gov in $(rotate $rep $GOVS); do
-			lr_gov "$gov"
-			sleep 1		# let the governor settle on the idle server
-			row=$(lr_step "$gov" "$load" "$rate" "$STEP_S" "$((rep * 100 + load))")
-			echo "BENCH-CELL $rep,$row"
+for shape in $SHAPES; do
+	lr_server_start 2 "$shape" $SERVICE_US || { echo "BENCH-INFO $shape server did not start"; exit 1; }
+	echo "BENCH-INFO control matrix, $shape server: $REPS x {$LOADS}% x {$GOVS}, ${STEP_S} s per cell"
+	for rep in $(seq 1 "$REPS"); do
+		for load in $LOADS; do
+			rate=$((CAPACITY * load / 100))
+			for gov in $(rotate $rep $GOVS); do
+				lr_gov "$gov"
+				sleep 1		# let the governor settle on the idle server
+				row=$(lr_step "$gov" "$load" "$rate" "$STEP_S" "$((rep * 100 + load))")
+				echo "BENCH-CELL $rep,$shape,$row"
+			done
 		done
 	done
+	lr_server_stop
 done
-lr_server_stop
 
 # fidelity: observed (BPF) vs client RPS, under performance
-for shape in epoll thread; do
+for shape in $SHAPES; do
 	lr_server_start 2 $shape $SERVICE_US || continue
 	lr_gov performance
 	for load in $LOADS; do

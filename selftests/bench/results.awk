@@ -1,39 +1,55 @@
 # SPDX-License-Identifier: GPL-2.0
 # results.awk - aggregate the bench's cells into results.json (mode=json) or
 # the rst tables of Documentation/evaluation-results.rst (mode=rst).
-# Input: cells.csv (rep,gov,load,rate,rps,p50,p99,p999,energy_j,j_per_req,khz);
+# Input: cells.csv (rep,shape,gov,load,rate,rps,p50,p99,p999,energy_j,
+# j_per_req,khz,idle) with idle "state=permille;state=permille";
 # -v fid=fidelity.csv (shape,load,client_rps,observed_rps), slo_x, kernel,
-# date, overhead (a JSON object or null).
-# Per governor and load: means over the repetitions; an SLO violation is a
-# cell whose p99 exceeds slo_x times the unloaded p99 (performance at the
-# lowest load, mean over repetitions).
+# date, command, overhead (a JSON object or null).
+# Per workload shape, governor and load: means over the repetitions.  The
+# SLO of a shape is slo_x times its unloaded p99 (performance at the lowest
+# load, mean over repetitions); a cell whose p99 exceeds it is a violation.
+# The first shape seen is the primary workload: its matrix is "control".
 {
-	g = $2; l = $3 + 0
-	govs[g] = 1; loads[l] = 1
-	n[g, l]++; reps[$1] = 1
-	rps[g, l] += $5; p50[g, l] += $6; p99[g, l] += $7; p999[g, l] += $8
-	epr[g, l] += $10; khz[g, l] += $11
-	cell_p99[g, l, n[g, l]] = $7
+	w = $2; g = $3; l = $4 + 0
+	if (!(w in shapes)) { shapes[w] = 1; sv[++ns] = w }
+	if (!(g in govs)) { govs[g] = 1; gv[++ng] = g }
+	loads[l] = 1
+	k = w SUBSEP g SUBSEP l
+	n[k]++; reps[$1] = 1
+	rps[k] += $6; p50[k] += $7; p99[k] += $8; p999[k] += $9
+	epr[k] += $11; khz[k] += $12
+	cell_p99[k, n[k]] = $8
+	m = split($13, st, ";")
+	for (i = 1; i <= m; i++) {
+		split(st[i], kv, "=")
+		if (kv[1] == "") continue
+		if (!((w, kv[1]) in hasst)) { hasst[w, kv[1]] = 1; stv[w, ++nst[w]] = kv[1] }
+		idle[k, kv[1]] += kv[2]
+	}
 	if (minload == "" || l < minload) minload = l
 }
 function fmt(x) { return sprintf("%.6g", x) }
+function mean(a, k) { return n[k] ? a[k] / n[k] : 0 }
 END {
-	base = n["performance", minload] ? p99["performance", minload] / n["performance", minload] : 0
-	slo = base * slo_x
-	for (k in reps) nreps++
+	for (r in reps) nreps++
 	nl = 0; for (l in loads) lv[++nl] = l + 0
 	for (i = 1; i <= nl; i++) for (j = i + 1; j <= nl; j++) if (lv[j] < lv[i]) { t = lv[i]; lv[i] = lv[j]; lv[j] = t }
-	for (g in govs) for (i = 1; i <= nl; i++) {
-		l = lv[i]; v = 0
-		for (r = 1; r <= n[g, l]; r++) if (slo > 0 && cell_p99[g, l, r] > slo) v++
-		viol[g, l] = v
+	for (s = 1; s <= ns; s++) {
+		w = sv[s]
+		b = w SUBSEP "performance" SUBSEP minload
+		slo[w] = n[b] ? p99[b] / n[b] * slo_x : 0
+		for (g in govs) for (i = 1; i <= nl; i++) {
+			k = w SUBSEP g SUBSEP lv[i]; v = 0
+			for (r = 1; r <= n[k]; r++) if (slo[w] > 0 && cell_p99[k, r] > slo[w]) v++
+			viol[k] = v
+		}
 	}
 	# fidelity: least squares of observed on client RPS, per shape
 	if (fid != "") while ((getline line < fid) > 0) {
 		split(line, f, ","); s = f[1]; x = f[3] + 0; y = f[4] + 0
-		shapes[s] = 1; fn[s]++; sx[s] += x; sy[s] += y; sxx[s] += x * x; syy[s] += y * y; sxy[s] += x * y
+		fshapes[s] = 1; fn[s]++; sx[s] += x; sy[s] += y; sxx[s] += x * x; syy[s] += y * y; sxy[s] += x * y
 	}
-	for (s in shapes) {
+	for (s in fshapes) {
 		cxx = sxx[s] - sx[s] * sx[s] / fn[s]; cyy = syy[s] - sy[s] * sy[s] / fn[s]
 		cxy = sxy[s] - sx[s] * sy[s] / fn[s]
 		slope[s] = cxx > 0 ? cxy / cxx : 0
@@ -41,57 +57,137 @@ END {
 	}
 	if (mode == "rst") { rst(); exit }
 	printf "{\"kernel\": \"%s\", \"date\": \"%s\", \"repetitions\": %d,\n", kernel, date, nreps
-	printf " \"slo_us\": %s, \"slo_rule\": \"p99 > %s x unloaded p99 (performance, %d%% load)\",\n", fmt(slo), slo_x, minload
+	jcmd = command; gsub(/\\/, "\\\\", jcmd); gsub(/"/, "\\\"", jcmd)
+	printf " \"command\": \"%s\",\n", jcmd
+	printf " \"slo_rule\": \"p99 > %s x the unloaded p99 (performance, %d%% load) of the same workload\",\n", slo_x, minload
 	printf " \"energy\": \"modeled (emulated platform), governed CPU only\",\n"
 	printf " \"overhead\": %s,\n \"fidelity\": {", overhead
 	sep = ""
-	for (s in shapes) { printf "%s\"%s\": {\"r2\": %s, \"slope\": %s, \"levels\": %d}", sep, s, fmt(r2[s]), fmt(slope[s]), fn[s]; sep = ", " }
-	printf "},\n \"control\": {"
-	gsep = ""
-	for (g in govs) {
-		printf "%s\n  \"%s\": {", gsep, g; gsep = ","; lsep = ""
-		for (i = 1; i <= nl; i++) {
-			l = lv[i]; c = n[g, l]
-			if (!c) continue
-			printf "%s\"%d\": {\"rps\": %s, \"p50_us\": %s, \"p99_us\": %s, \"p999_us\": %s, \"slo_violations\": %d, \"energy_j_per_req\": %s, \"mean_khz\": %s, \"cells\": %d}",
-				lsep, l, fmt(rps[g, l] / c), fmt(p50[g, l] / c), fmt(p99[g, l] / c), fmt(p999[g, l] / c),
-				viol[g, l], fmt(epr[g, l] / c), fmt(khz[g, l] / c), c
-			lsep = ", "
-		}
+	for (s in fshapes) { printf "%s\"%s\": {\"r2\": %s, \"slope\": %s, \"levels\": %d}", sep, s, fmt(r2[s]), fmt(slope[s]), fn[s]; sep = ", " }
+	printf "},\n \"primary_workload\": \"%s\",\n \"control\": ", sv[1]
+	matrix(sv[1], "  ")
+	printf ",\n \"workloads\": {"
+	for (s = 1; s <= ns; s++) {
+		printf "%s\n  \"%s\": {\"slo_us\": %s, \"control\": ", (s > 1 ? "," : ""), sv[s], fmt(slo[sv[s]])
+		matrix(sv[s], "    ")
 		printf "}"
 	}
 	printf "\n }\n}\n"
 }
-function rst(   g, i, l, c, s) {
+function matrix(w, ind,   gi, g, i, l, k, c, lsep, j, st, isep) {
+	printf "{"
+	for (gi = 1; gi <= ng; gi++) {
+		g = gv[gi]
+		printf "%s\n%s\"%s\": {", (gi > 1 ? "," : ""), ind, g; lsep = ""
+		for (i = 1; i <= nl; i++) {
+			l = lv[i]; k = w SUBSEP g SUBSEP l; c = n[k]
+			if (!c) continue
+			printf "%s\"%d\": {\"rps\": %s, \"p50_us\": %s, \"p99_us\": %s, \"p999_us\": %s, \"slo_violations\": %d, \"energy_j_per_req\": %s, \"mean_khz\": %s, \"cells\": %d, \"idle_permille\": {",
+				lsep, l, fmt(rps[k] / c), fmt(p50[k] / c), fmt(p99[k] / c), fmt(p999[k] / c),
+				viol[k], fmt(epr[k] / c), fmt(khz[k] / c), c
+			isep = ""
+			for (j = 1; j <= nst[w]; j++) { st = stv[w, j]; printf "%s\"%s\": %s", isep, st, fmt(idle[k, st] / c); isep = ", " }
+			printf "}}"
+			lsep = ", "
+		}
+		printf "}"
+	}
+	printf "}"
+}
+function rst(   title, s, w, gi, g, i, l, k, c, pk, d, j, st, line) {
 	print ".. SPDX-License-Identifier: GPL-2.0"
 	print ""
-	print ".. Generated by ``make bench`` (selftests/bench/run) from build/bench/results.json's"
-	print "   data; do not edit.  All energy is modeled by the emulated platform."
+	print ".. Generated by ``make bench`` (selftests/bench/run) with build/bench/results.json;"
+	print "   do not edit.  All energy is modeled by the emulated platform."
 	print ""
-	printf "Run: kernel %s, %s, %d repetitions; SLO: p99 above %s us (%s x the unloaded p99).\n\n", kernel, date, nreps, fmt(slo), slo_x
-	print "Modeled energy per request (mJ), mean p99 latency (us) and SLO violations"
-	print "(cells over the SLO, out of the repetitions), per governor and load (% of the"
-	print "nominal capacity at fmax):"
+	printf "Run: ``%s``, guest kernel %s, %s, %d repetitions per cell.\n", command, kernel, date, nreps
+	print "SLO: p99 above " slo_x " times the workload's unloaded p99 (performance at " minload "% load)."
 	print ""
-	print ".. list-table::"
-	print "   :header-rows: 1"
-	print ""
-	printf "   * - governor\n"
-	for (i = 1; i <= nl; i++) printf "     - %d%%\n", lv[i]
-	for (g in govs) {
-		printf "   * - %s\n", g
-		for (i = 1; i <= nl; i++) {
-			l = lv[i]; c = n[g, l]
-			if (!c) { print "     - "; continue }
-			printf "     - %.3f mJ, %.0f us, %d/%d\n", epr[g, l] / c * 1000, p99[g, l] / c, viol[g, l], c
+	for (s = 1; s <= ns; s++) {
+		w = sv[s]
+		title = sprintf("Workload ``%s`` (SLO %.0f us)", w, slo[w])
+		line = sprintf("%" length(title) "s", ""); gsub(/ /, "~", line)
+		print title; print line
+		print ""
+		print "Modeled energy per request (mJ), mean p99 latency (us) and SLO violations"
+		print "(cells over the SLO, out of the repetitions), per governor and load (% of"
+		print "the nominal capacity at fmax):"
+		print ""
+		print ".. list-table::"
+		print "   :header-rows: 1"
+		print ""
+		printf "   * - governor\n"
+		for (i = 1; i <= nl; i++) printf "     - %d%%\n", lv[i]
+		for (gi = 1; gi <= ng; gi++) {
+			g = gv[gi]
+			printf "   * - %s\n", g
+			for (i = 1; i <= nl; i++) {
+				k = w SUBSEP g SUBSEP lv[i]; c = n[k]
+				if (!c) { print "     - "; continue }
+				printf "     - %.3f mJ, %.0f us, %d/%d\n", epr[k] / c * 1000, p99[k] / c, viol[k], c
+			}
+		}
+		print ""
+		if (("slack" in govs) && ("performance" in govs)) {
+			print "slack against the others: modeled energy per request relative to each"
+			print "governor (negative: slack uses less), and SLO violations (slack - other):"
+			print ""
+			print ".. list-table::"
+			print "   :header-rows: 1"
+			print ""
+			printf "   * - versus\n"
+			for (i = 1; i <= nl; i++) printf "     - %d%%\n", lv[i]
+			for (gi = 1; gi <= ng; gi++) {
+				g = gv[gi]
+				if (g == "slack") continue
+				printf "   * - %s\n", g
+				for (i = 1; i <= nl; i++) {
+					k = w SUBSEP g SUBSEP lv[i]; pk = w SUBSEP "slack" SUBSEP lv[i]
+					if (!n[k] || !n[pk] || epr[k] <= 0) { print "     - "; continue }
+					d = (epr[pk] / n[pk]) / (epr[k] / n[k]) * 100 - 100
+					printf "     - %+.1f%%, %+d\n", d, viol[pk] - viol[k]
+				}
+			}
+			print ""
+		}
+		if (nst[w]) {
+			print "Mean frequency (MHz) and C-state residency of the governed CPU (per mille of"
+			print "the cell's time, " stlist(w) "):"
+			print ""
+			print ".. list-table::"
+			print "   :header-rows: 1"
+			print ""
+			printf "   * - governor\n"
+			for (i = 1; i <= nl; i++) printf "     - %d%%\n", lv[i]
+			for (gi = 1; gi <= ng; gi++) {
+				g = gv[gi]
+				printf "   * - %s\n", g
+				for (i = 1; i <= nl; i++) {
+					k = w SUBSEP g SUBSEP lv[i]; c = n[k]
+					if (!c) { print "     - "; continue }
+					printf "     - %.0f MHz;", khz[k] / c / 1000
+					for (j = 1; j <= nst[w]; j++) printf " %.0f", idle[k, stv[w, j]] / c
+					printf "\n"
+				}
+			}
+			print ""
 		}
 	}
-	print ""
 	print "Metric fidelity (observed RPS from the BPF side against the client's):"
 	print ""
 	print ".. list-table::"
 	print "   :header-rows: 1"
 	print ""
 	print "   * - server shape\n     - R^2\n     - slope\n     - levels"
-	for (s in shapes) printf "   * - %s\n     - %.4f\n     - %.4f\n     - %d\n", s, r2[s], slope[s], fn[s]
+	for (s in fshapes) printf "   * - %s\n     - %.5f\n     - %.4f\n     - %d\n", s, r2[s], slope[s], fn[s]
+	print ""
+	if (overhead != "null" && overhead != "") {
+		print "BPF overhead on the host kernel (``selftests/metrics/bench-overhead.sh``):"
+		print ""
+		print "::"
+		print ""
+		print "   " overhead
+		print ""
+	}
 }
+function stlist(w,   j, s) { s = ""; for (j = 1; j <= nst[w]; j++) s = s (j > 1 ? ", " : "") stv[w, j]; return s }

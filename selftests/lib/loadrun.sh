@@ -80,15 +80,35 @@ lr_mean_khz() {
 # jget KEY: a number from the one-line JSON on stdin
 jget() { sed -n "s/.*\"$1\": *\([-0-9.]*\).*/\1/p"; }
 
+# lr_idle: "name us name us ..." time CPU 1 spent in each cpuidle state so far
+lr_idle() {
+	for d in /sys/devices/system/cpu/cpu1/cpuidle/state*; do
+		[ -r "$d/time" ] && printf '%s %s ' "$(cat "$d/name")" "$(cat "$d/time")"
+	done
+}
+
+# lr_idle_share "IDLE_BEFORE" "IDLE_AFTER" WALL_US: per state, its share of
+# the step's wall time in per mille, as "name=share;name=share"
+lr_idle_share() {
+	echo "$1 | $2" | awk -v wall="$3" '{ n = 0; for (i = 1; $i != "|"; i += 2) b[$i] = $(i + 1)
+		sep = ""; for (i++; i <= NF; i += 2) {
+			printf "%s%s=%d", sep, $i, (wall > 0 ? ($(i + 1) - b[$i]) * 1000 / wall : 0); sep = ";" }
+		printf "\n" }'
+}
+
+# lr_now_us: monotonic-enough wall clock in microseconds (uptime)
+lr_now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
+
 # lr_step GOV STEP RATE SECS SEED: one load step; prints a CSV row
-# gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz
+# gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz,idle
+# (idle: CPU 1's cpuidle residency per state, per mille of the step's time)
 lr_step() {
-	e0=$(lr_energy_uj) r0=$(lr_res)
+	e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us)
 	out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$3" -d "$4" -c 4 -S "$5" -j)
-	e1=$(lr_energy_uj) r1=$(lr_res)
+	e1=$(lr_energy_uj) r1=$(lr_res) i1=$(lr_idle) t1=$(lr_now_us)
 	rps=$(echo "$out" | jget rps)
 	recv=$(echo "$out" | jget received)
 	ej=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.4f", (b - a) / 1e6 }')
 	epr=$(awk -v e="$ej" -v n="$recv" 'BEGIN { printf "%.6f", (n > 0 ? e / n : 0) }')
-	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1")"
+	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" $((t1 - t0)))"
 }
