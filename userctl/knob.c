@@ -109,16 +109,22 @@ static int bpf_cfg(struct slackgov_bpf_config *c, int *fd)
 	return 0;
 }
 
-static int knob_read(const struct sc_knob *k, unsigned long long *v)
+/* read a knob's value; no message (for the list, where a knob may be absent) */
+static int knob_read_raw(const struct sc_knob *k, unsigned long long *v)
 {
 	struct slackgov_bpf_config c;
 	char path[256], buf[64];
-	int fd;
+	__u32 zero = 0;
+	int fd, ret;
 
 	if (k->bpf) {
-		if (bpf_cfg(&c, &fd))
+		fd = sc_map_fd("sg_config");
+		if (fd < 0)
 			return -1;
+		ret = bpf_map_lookup_elem(fd, &zero, &c);
 		close(fd);
+		if (ret)
+			return -1;
 		if (!strcmp(k->name, "window"))
 			*v = c.window_ns || c.window_sends ? c.window_ns : k->def;
 		else
@@ -127,10 +133,21 @@ static int knob_read(const struct sc_knob *k, unsigned long long *v)
 	}
 	snprintf(path, sizeof(path), "%s/%s", SC_GOV_DIR, k->name);
 	if (sc_read_file(path, buf, sizeof(buf)))
-		return sc_err("%s: the governor is not active (modprobe slackgov and select 'slack' on a policy)",
-			      k->name);
+		return -1;
 	*v = strtoull(buf, NULL, 10);
 	return 0;
+}
+
+static int knob_read(const struct sc_knob *k, unsigned long long *v)
+{
+	if (!knob_read_raw(k, v))
+		return 0;
+	if (k->bpf && sc_loaded())
+		return sc_err("cannot read the BPF settings: %s", strerror(errno));
+	if (k->bpf)
+		return sc_err("the BPF side is not loaded: run 'slackctl load'");
+	return sc_err("%s: the governor is not active (modprobe slackgov and select 'slack' on a policy)",
+		      k->name);
 }
 
 static int knob_write(const struct sc_knob *k, unsigned long long v)
@@ -162,6 +179,19 @@ static int knob_write(const struct sc_knob *k, unsigned long long v)
 	return ret ? sc_err("%s: the kernel refused %llu: %s", k->name, v, strerror(-ret)) : 0;
 }
 
+static void print_value(const struct sc_knob *k, unsigned long long v, bool written)
+{
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_uint_field(json_wtr, k->name, v);
+		if (!written)
+			jsonw_bool_field(json_wtr, "written", false);
+		jsonw_end_object(json_wtr);
+	} else if (!written) {
+		printf("%s %llu: valid (not written)\n", k->name, v);
+	}
+}
+
 int do_set(int argc, char **argv)
 {
 	const struct sc_knob *k;
@@ -179,20 +209,18 @@ int do_set(int argc, char **argv)
 		return sc_err("unknown knob '%s' (slackctl help lists them)", argv[0]);
 	if (sc_parse_value(k, argv[1], &v))
 		return -1;
-	if (check)
-		return 0;
-	if (sc_check_env(k->bpf) || knob_write(k, v))
+	if (!check && (sc_check_env(k->bpf ? SC_NEED_PINS : SC_NEED_ROOT) || knob_write(k, v)))
 		return -1;
-	if (json_output)
-		printf("{\"%s\": %llu}\n", k->name, v);
+	print_value(k, v, !check);
 	return 0;
 }
 
 int do_get(int argc, char **argv)
 {
+	unsigned long long v[sizeof(sc_knobs) / sizeof(sc_knobs[0])];
+	bool ok[sizeof(sc_knobs) / sizeof(sc_knobs[0])] = {};
 	const struct sc_knob *k;
-	unsigned long long v;
-	int i, n = 0;
+	int i;
 
 	if (argc > 1)
 		return sc_err("usage: slackctl get [KNOB]");
@@ -200,37 +228,52 @@ int do_get(int argc, char **argv)
 		k = sc_knob_find(argv[0]);
 		if (!k)
 			return sc_err("unknown knob '%s' (slackctl help lists them)", argv[0]);
-		if (knob_read(k, &v))
+		if ((k->bpf && sc_check_env(SC_NEED_PINS)) || knob_read(k, &v[0]))
 			return -1;
-		if (json_output)
-			printf("{\"%s\": %llu}\n", k->name, v);
-		else
-			printf("%llu\n", v);
+		if (json_wtr) {
+			jsonw_start_object(json_wtr);
+			jsonw_uint_field(json_wtr, k->name, v[0]);
+			jsonw_end_object(json_wtr);
+		} else {
+			printf("%llu\n", v[0]);
+		}
 		return 0;
 	}
-	if (json_output)
-		printf("{");
+	/* every knob: read them all first, so that no error lands inside the output */
+	if (sc_check_env(SC_NEED_BPF))
+		return -1;
 	for (i = 0; sc_knobs[i].name; i++) {
 		k = &sc_knobs[i];
-		bool ok = false;
-
 		if (k->bpf ? sc_loaded() : access(SC_GOV_DIR, F_OK) == 0)
-			ok = !knob_read(k, &v);
-		if (json_output) {
-			printf("%s\"%s\": {\"value\": ", n++ ? ", " : "", k->name);
-			ok ? printf("%llu", v) : printf("null");
-			printf(", \"unit\": \"%s\", \"min\": %llu, \"max\": %llu, \"default\": %llu}",
-			       sc_unit_name(k->unit), k->min, k->max, k->def);
+			ok[i] = knob_read_raw(k, &v[i]) == 0;
+	}
+	if (json_wtr)
+		jsonw_start_object(json_wtr);
+	for (i = 0; sc_knobs[i].name; i++) {
+		k = &sc_knobs[i];
+		if (json_wtr) {
+			jsonw_name(json_wtr, k->name);
+			jsonw_start_object(json_wtr);
+			if (ok[i])
+				jsonw_uint_field(json_wtr, "value", v[i]);
+			else
+				jsonw_null_field(json_wtr, "value");
+			jsonw_string_field(json_wtr, "side", k->bpf ? "bpf" : "governor");
+			jsonw_string_field(json_wtr, "unit", sc_unit_name(k->unit));
+			jsonw_uint_field(json_wtr, "min", k->min);
+			jsonw_uint_field(json_wtr, "max", k->max);
+			jsonw_uint_field(json_wtr, "default", k->def);
+			jsonw_end_object(json_wtr);
 		} else {
 			char val[24] = "-";
 
-			if (ok)
-				snprintf(val, sizeof(val), "%llu", v);
+			if (ok[i])
+				snprintf(val, sizeof(val), "%llu", v[i]);
 			printf("%-18s %12s  %-24s %llu..%llu, default %llu\n", k->name, val,
 			       sc_unit_name(k->unit), k->min, k->max, k->def);
 		}
 	}
-	if (json_output)
-		printf("}\n");
+	if (json_wtr)
+		jsonw_end_object(json_wtr);
 	return 0;
 }

@@ -83,7 +83,7 @@ int do_load(int argc, char **argv)
 	}
 	if (strcmp(mode, "auto") && strcmp(mode, "on") && strcmp(mode, "off"))
 		return sc_err("load: --feed takes auto, on or off, not '%s'", mode);
-	if (sc_check_env(true))
+	if (sc_check_env(SC_NEED_PINS))
 		return -1;
 	if (sc_loaded() || access(SLACKGOV_PIN_DIR, F_OK) == 0)
 		return sc_err("already loaded (%s exists): run 'slackctl unload' first", SLACKGOV_PIN_DIR);
@@ -140,10 +140,15 @@ int do_load(int argc, char **argv)
 			goto fail;
 		}
 	}
-	if (json_output)
-		printf("{\"loaded\": true, \"feed\": %s}\n", feed ? "true" : "false");
-	else
-		printf("loaded, feed: %s\n", feed ? "on (slackgov.ko)" : "off (module not loaded: metrics only)");
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "loaded", true);
+		jsonw_bool_field(json_wtr, "feed", feed);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("loaded, feed: %s\n", feed ? "on (slackgov.ko)" :
+		       sc_module_loaded() ? "off (--feed off)" : "off (module not loaded: metrics only)");
+	}
 	err = 0;
 	goto out;
 fail:
@@ -157,7 +162,7 @@ int do_unload(int argc, char **argv)
 {
 	if (argc > 0)
 		return sc_err("unload: unexpected '%s'", argv[0]);
-	if (sc_check_env(true))
+	if (sc_check_env(SC_NEED_PINS))
 		return -1;
 	if (access(SLACKGOV_PIN_DIR, F_OK))
 		return sc_err("not loaded (no %s)", SLACKGOV_PIN_DIR);
@@ -165,9 +170,12 @@ int do_unload(int argc, char **argv)
 	if (access(SLACKGOV_PIN_DIR, F_OK) == 0)
 		return sc_err("cannot remove %s: files that slackctl did not make are in it",
 			      SLACKGOV_PIN_DIR);
-	if (json_output)
-		printf("{\"loaded\": false}\n");
-	else
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_bool_field(json_wtr, "loaded", false);
+		jsonw_end_object(json_wtr);
+	} else {
 		printf("unloaded\n");
+	}
 	return 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/magic.h>
 #include <bpf/libbpf.h>
 #include <bpf/bpf.h>
@@ -19,8 +20,14 @@
 
 #define SLACKCTL_VERSION "0.1"
 
+/* capability numbers newer than some installed headers (linux/capability.h, 5.8) */
+#define SC_CAP_PERFMON	38
+#define SC_CAP_BPF	39
+
 bool json_output;
+bool pretty_output;
 bool verbose;
+json_writer_t *json_wtr;
 
 int sc_err(const char *fmt, ...)
 {
@@ -30,28 +37,14 @@ int sc_err(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	if (json_output) {
-		printf("{\"error\": ");
-		sc_json_str(msg);
-		printf("}\n");
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "error", msg);
+		jsonw_end_object(json_wtr);
 	} else {
 		fprintf(stderr, "Error: %s\n", msg);
 	}
 	return -1;
-}
-
-void sc_json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
-	}
-	putchar('"');
 }
 
 bool is_prefix(const char *arg, const char *word)
@@ -74,13 +67,47 @@ int sc_read_file(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-int sc_check_env(bool need_bpffs)
+/* effective capability set of this process, from /proc/self/status */
+static __u64 cap_effective(void)
+{
+	unsigned long long caps = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+/*
+ * bpf() for slackgov's programs: loading BTF and maps needs CAP_BPF, loading
+ * and attaching tracing programs CAP_PERFMON; CAP_SYS_ADMIN covers both (and
+ * is all a kernel before 5.8 knows).
+ */
+static bool bpf_capable(void)
+{
+	__u64 caps = cap_effective();
+
+	if (caps & (1ULL << CAP_SYS_ADMIN))
+		return true;
+	return (caps & (1ULL << SC_CAP_BPF)) && (caps & (1ULL << SC_CAP_PERFMON));
+}
+
+int sc_check_env(unsigned int need)
 {
 	struct statfs st;
 
-	if (geteuid() != 0)
-		return sc_err("permission denied: run slackctl as root (CAP_BPF and CAP_SYS_ADMIN)");
-	if (need_bpffs && (statfs("/sys/fs/bpf", &st) || st.f_type != BPF_FS_MAGIC))
+	if ((need & SC_NEED_ROOT) && geteuid() != 0)
+		return sc_err("permission denied: run slackctl as root (it writes the governor's sysfs files)");
+	if ((need & SC_NEED_BPF) && !bpf_capable() && geteuid() != 0)
+		return sc_err("permission denied: run slackctl as root (it needs CAP_BPF and CAP_SYS_ADMIN)");
+	if ((need & SC_NEED_BPF) && !bpf_capable())
+		return sc_err("permission denied: root without CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON): give slackctl those capabilities");
+	if ((need & SC_NEED_BPFFS) && (statfs("/sys/fs/bpf", &st) || st.f_type != BPF_FS_MAGIC))
 		return sc_err("bpffs is not mounted at /sys/fs/bpf: mount -t bpf bpf /sys/fs/bpf");
 	return 0;
 }
@@ -119,10 +146,16 @@ int sc_map_fd(const char *name)
 static int do_help(int argc, char **argv);
 static int do_version(int argc, char **argv)
 {
-	if (json_output)
-		printf("{\"version\": \"%s\", \"abi\": %d}\n", SLACKCTL_VERSION, SLACKGOV_ABI_VERSION);
-	else
+	if (argc)
+		return sc_err("version: unexpected '%s'", argv[0]);
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "version", SLACKCTL_VERSION);
+		jsonw_int_field(json_wtr, "abi", SLACKGOV_ABI_VERSION);
+		jsonw_end_object(json_wtr);
+	} else {
 		printf("slackctl %s (sample ABI %d)\n", SLACKCTL_VERSION, SLACKGOV_ABI_VERSION);
+	}
 	return 0;
 }
 
@@ -144,12 +177,17 @@ static const struct cmd {
 
 static int do_help(int argc, char **argv)
 {
+	/* as bpftool: with -j, help is a null document (the text is for people) */
+	if (json_wtr) {
+		jsonw_null(json_wtr);
+		return 0;
+	}
 	fprintf(stderr,
 		"Usage: slackctl [OPTIONS] COMMAND\n"
 		"       COMMAND := { load [--feed { auto | on | off }] | unload |\n"
 		"                    target { add | del } TARGET [--setpoint VALUE] | target list |\n"
 		"                    set [--check] KNOB VALUE | get [KNOB] |\n"
-		"                    status [--watch SECONDS] | stats --prom | help | version }\n"
+		"                    status [--watch SECONDS] | stats [--prom] | help | version }\n"
 		"       TARGET := { --pid PID | --comm NAME | --cgroup PATH }\n"
 		"       OPTIONS := { -j|--json | -p|--pretty | -v|--verbose | -h|--help }\n"
 		"Knobs (slackctl get lists values, ranges and units):");
@@ -178,30 +216,60 @@ int main(int argc, char **argv)
 		{ 0 }
 	};
 	const struct cmd *c, *match = NULL;
-	int opt, n = 0;
+	char bad_opt[64] = "";
+	bool help = false;
+	int opt, n = 0, ret;
 
+	opterr = 0;	/* reported below, as JSON with -j */
 	while ((opt = getopt_long(argc, argv, "+jpvh", opts, NULL)) != -1) {
 		switch (opt) {
+		case 'p':	/* as bpftool: -p is -j, indented */
+			pretty_output = true;
+			/* fallthrough */
 		case 'j':
-		case 'p':	/* output is already one JSON document per line */
 			json_output = true;
 			break;
 		case 'v':
 			verbose = true;
 			break;
 		case 'h':
-			return do_help(0, NULL);
+			help = true;
+			break;
 		default:
-			do_help(0, NULL);
-			return 2;
+			if (optopt)
+				snprintf(bad_opt, sizeof(bad_opt), "-%c", optopt);
+			else
+				snprintf(bad_opt, sizeof(bad_opt), "%s", argv[optind - 1]);
+			break;
 		}
 	}
 	argc -= optind;
 	argv += optind;
+	if (json_output) {
+		json_wtr = jsonw_new(stdout);
+		if (!json_wtr) {
+			fprintf(stderr, "Error: out of memory\n");
+			return 1;
+		}
+		jsonw_pretty(json_wtr, pretty_output);
+	}
 	libbpf_set_print(libbpf_print);
+	if (bad_opt[0]) {
+		sc_err("unknown option '%s': try 'slackctl help'", bad_opt);
+		ret = 2;
+		goto out;
+	}
+	if (help) {
+		ret = do_help(0, NULL);
+		goto out;
+	}
 	if (argc < 1) {
-		do_help(0, NULL);
-		return 2;
+		if (json_wtr)
+			sc_err("missing command: try 'slackctl help'");
+		else
+			do_help(0, NULL);
+		ret = 2;
+		goto out;
 	}
 	for (c = cmds; c->name; c++) {
 		if (!strcmp(argv[0], c->name)) {
@@ -216,7 +284,11 @@ int main(int argc, char **argv)
 	}
 	if (n != 1) {
 		sc_err("%s command '%s': try 'slackctl help'", n ? "ambiguous" : "unknown", argv[0]);
-		return 2;
+		ret = 2;
+		goto out;
 	}
-	return match->func(argc - 1, argv + 1) ? 1 : 0;
+	ret = match->func(argc - 1, argv + 1) ? 1 : 0;
+out:
+	jsonw_destroy(&json_wtr);
+	return ret;
 }

@@ -7,24 +7,31 @@
 #include <stdio.h>
 #include <linux/types.h>
 #include "slackgov.h"
+#include "json_writer.h"
 
 #define SC_LINK_DIR	SLACKGOV_PIN_DIR "/links"
 #define SC_GOV_DIR	"/sys/devices/system/cpu/cpufreq/slack"
 #define SC_CPUFREQ	"/sys/devices/system/cpu/cpufreq"
 
 extern bool json_output;
+extern bool pretty_output;
 extern bool verbose;
+/* the -j / -p writer on stdout (NULL without -j) */
+extern json_writer_t *json_wtr;
 
 /* Report an error: "Error: ..." on stderr, or {"error": "..."} with -j.  Returns -1. */
 int sc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* JSON string escaping to stdout */
-void sc_json_str(const char *s);
 
 /* argument helpers: is_prefix(arg, word), NEXT_ARG */
 bool is_prefix(const char *arg, const char *word);
 #define NEXT_ARG() ({ argc--; argv++; })
 
-int sc_check_env(bool need_bpffs);
+/* what a command needs (sc_check_env flags) */
+#define SC_NEED_BPF	(1 << 0)	/* the bpf() capabilities */
+#define SC_NEED_BPFFS	(1 << 1)	/* bpffs mounted at /sys/fs/bpf */
+#define SC_NEED_ROOT	(1 << 2)	/* writes to the governor's sysfs files */
+#define SC_NEED_PINS	(SC_NEED_BPF | SC_NEED_BPFFS)
+int sc_check_env(unsigned int need);
 bool sc_module_loaded(void);
 bool sc_loaded(void);
 bool sc_feed_on(void);

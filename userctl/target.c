@@ -60,6 +60,24 @@ static int pid_start_ns(__u32 pid, __u64 *ns)
 	return 0;
 }
 
+/* the thread group of @pid, from /proc/PID/status (0 if it has none) */
+static __u32 pid_tgid(__u32 pid)
+{
+	char path[64], line[128];
+	unsigned int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 /* parse --pid N | --comm NAME | --cgroup PATH [--setpoint V] */
 static int parse_target(int argc, char **argv, struct sc_tkey *t, __u32 *setpoint, bool add)
 {
@@ -81,17 +99,20 @@ static int parse_target(int argc, char **argv, struct sc_tkey *t, __u32 *setpoin
 				return sc_err("target: bad PID '%s'", argv[1]);
 			t->kind = SLACKGOV_TARGET_PID;
 			t->pid = v;
+			snprintf(t->text, sizeof(t->text), "%u", t->pid);
 		} else if (t->kind == 0 && is_prefix(argv[0], "--comm")) {
 			if (!*argv[1] || strlen(argv[1]) >= SLACKGOV_COMM_LEN)
 				return sc_err("target: process name '%s' must be 1 to 15 characters", argv[1]);
 			t->kind = SLACKGOV_TARGET_COMM;
 			strncpy(t->comm, argv[1], SLACKGOV_COMM_LEN - 1);
+			snprintf(t->text, sizeof(t->text), "%s", argv[1]);
 		} else if (t->kind == 0 && is_prefix(argv[0], "--cgroup")) {
 			if (statfs(argv[1], &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
 			    stat(argv[1], &st) || !S_ISDIR(st.st_mode))
 				return sc_err("target: '%s' is not a cgroup v2 directory", argv[1]);
 			t->kind = SLACKGOV_TARGET_CGROUP;
-			t->cgid = st.st_ino;
+			t->cgid = st.st_ino;	/* a cgroup v2 directory's inode is its id */
+			snprintf(t->text, sizeof(t->text), "%s", argv[1]);
 		} else if (add && is_prefix(argv[0], "--setpoint")) {
 			if (sc_parse_value(sp, argv[1], &v))
 				return -1;
@@ -99,9 +120,6 @@ static int parse_target(int argc, char **argv, struct sc_tkey *t, __u32 *setpoin
 		} else {
 			return sc_err("target: unexpected '%s'", argv[0]);
 		}
-		snprintf(t->text, sizeof(t->text), "%s", t->kind == SLACKGOV_TARGET_PID ? "" : argv[1]);
-		if (t->kind == SLACKGOV_TARGET_PID && !t->text[0])
-			snprintf(t->text, sizeof(t->text), "%u", t->pid);
 		argc -= 2;
 		argv += 2;
 	}
@@ -175,12 +193,16 @@ static int target_add(int argc, char **argv)
 	__u32 setpoint, slot;
 	int fd;
 
-	if (parse_target(argc, argv, &t, &setpoint, true) || sc_check_env(true))
+	if (parse_target(argc, argv, &t, &setpoint, true) || sc_check_env(SC_NEED_PINS))
 		return -1;
 	if (!sc_loaded())
 		return sc_err("not loaded: run 'slackctl load' first");
 	if (t.kind == SLACKGOV_TARGET_PID && pid_start_ns(t.pid, &v.start_ns))
 		return sc_err("target: no process with PID %u", t.pid);
+	/* the BPF side matches thread groups: a thread's id would never match */
+	if (t.kind == SLACKGOV_TARGET_PID && pid_tgid(t.pid) != t.pid)
+		return sc_err("target: %u is a thread of process %u: give the process's PID", t.pid,
+			      pid_tgid(t.pid));
 	fd = sc_map_fd(kind_map[t.kind]);
 	if (fd < 0)
 		return sc_err("cannot open the %s map: %s", kind_map[t.kind], strerror(errno));
@@ -210,10 +232,15 @@ static int target_add(int argc, char **argv)
 		close(fd);
 		return sc_err("cannot publish the target change: %s", strerror(errno));
 	}
-	if (json_output)
-		printf("{\"kind\": \"%s\", \"id\": \"%s\", \"slot\": %u}\n", kind_name[t.kind], t.text, slot);
-	else
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "kind", kind_name[t.kind]);
+		jsonw_string_field(json_wtr, "id", t.text);
+		jsonw_uint_field(json_wtr, "slot", slot);
+		jsonw_end_object(json_wtr);
+	} else {
 		printf("target %s %s: slot %u\n", kind_name[t.kind], t.text, slot);
+	}
 	return 0;
 }
 
@@ -224,7 +251,7 @@ static int target_del(int argc, char **argv)
 	__u32 setpoint;
 	int fd, ret;
 
-	if (parse_target(argc, argv, &t, &setpoint, false) || sc_check_env(true))
+	if (parse_target(argc, argv, &t, &setpoint, false) || sc_check_env(SC_NEED_PINS))
 		return -1;
 	if (!sc_loaded())
 		return sc_err("not loaded: run 'slackctl load' first");
@@ -241,8 +268,16 @@ static int target_del(int argc, char **argv)
 		return sc_err("cannot delete the target: %s", strerror(errno));
 	bump_generation();
 	clear_window(v.slot);
-	if (json_output)
-		printf("{\"deleted\": \"%s %s\"}\n", kind_name[t.kind], t.text);
+	if (json_wtr) {
+		char text[300];
+
+		snprintf(text, sizeof(text), "%s %s", kind_name[t.kind], t.text);
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "deleted", text);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("target %s %s: deleted\n", kind_name[t.kind], t.text);
+	}
 	return 0;
 }
 
@@ -286,13 +321,14 @@ void sc_target_text(int kind, const void *key, char *buf, size_t len)
 static void list_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
 {
 	char text[64];
-	int *n = ctx;
 
 	sc_target_text(kind, key, text, sizeof(text));
-	if (json_output) {
-		printf("%s{\"target\": ", (*n)++ ? ", " : "");
-		sc_json_str(text);
-		printf(", \"slot\": %u, \"setpoint\": %u}", v->slot, v->setpoint);
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "target", text);
+		jsonw_uint_field(json_wtr, "slot", v->slot);
+		jsonw_uint_field(json_wtr, "setpoint", v->setpoint);
+		jsonw_end_object(json_wtr);
 	} else {
 		printf("%-24s slot %-4u setpoint %u\n", text, v->slot, v->setpoint);
 	}
@@ -300,8 +336,6 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 
 int do_target(int argc, char **argv)
 {
-	int n = 0;
-
 	if (argc < 1)
 		return sc_err("usage: slackctl target { add | del } TARGET | target list");
 	if (is_prefix(argv[0], "add"))
@@ -309,15 +343,17 @@ int do_target(int argc, char **argv)
 	if (is_prefix(argv[0], "del"))
 		return target_del(argc - 1, argv + 1);
 	if (is_prefix(argv[0], "list")) {
-		if (sc_check_env(true))
+		if (argc > 1)
+			return sc_err("target list: unexpected '%s'", argv[1]);
+		if (sc_check_env(SC_NEED_PINS))
 			return -1;
 		if (!sc_loaded())
 			return sc_err("not loaded: run 'slackctl load' first");
-		if (json_output)
-			printf("[");
-		sc_for_each_target(list_one, &n);
-		if (json_output)
-			printf("]\n");
+		if (json_wtr)
+			jsonw_start_array(json_wtr);
+		sc_for_each_target(list_one, NULL);
+		if (json_wtr)
+			jsonw_end_array(json_wtr);
 		return 0;
 	}
 	return sc_err("target: unknown command '%s' (add, del, list)", argv[0]);
