@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+# guest-slackctl.sh - slackctl with slackgov.ko present (Debian 6.1 guest,
+# vfreq.ko as the cpufreq driver): load enables the feed, governor knobs set
+# through slackctl reach /sys/devices/system/cpu/cpufreq/slack/, a rejected
+# value leaves the sysfs knob as it was, status shows each policy's
+# frequency, last decision and reason, unload removes every pin.
+. "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/slackctl/lib.sh"
+
+B=$SG_BUILD/selftests
+GOV=/sys/devices/system/cpu/cpufreq/slack
+POL1=/sys/devices/system/cpu/cpufreq/policy1
+[ -x "$S" ] || ktap_skip_all "slackctl not built"
+[ -e "$SG_BUILD/kmod/slackgov.ko" ] || ktap_skip_all "slackgov.ko not built"
+[ -e $PIN ] && ktap_skip_all "$PIN exists: slackgov is in use"
+# the test shell stays on cpu0, away from the server on cpu1
+taskset -p 1 $$ > /dev/null 2>&1
+
+# rmmod can see EAGAIN for a moment after the last BPF program went away
+rmmod_slackgov() {
+	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+		rmmod slackgov 2> /dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+ktap_plan 27
+# emulate=0: a plain table driver (the emulated slowdown is not under test)
+insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 || ktap_skip_all "vfreq.ko does not load"
+sg_defer "rmmod vfreq"
+ktap_run_ok "slackgov.ko loads" insmod "$SG_BUILD/kmod/slackgov.ko"
+sg_defer "rmmod_slackgov"
+# both policies under slack: status and stats show two of them (policy0 without a target)
+for p in 0 1; do
+	old=$(cat /sys/devices/system/cpu/cpufreq/policy$p/scaling_governor)
+	echo slack > /sys/devices/system/cpu/cpufreq/policy$p/scaling_governor
+	sg_defer "echo $old > /sys/devices/system/cpu/cpufreq/policy$p/scaling_governor"
+done
+sg_defer "$S unload"
+
+# -- load: the module is there, so the feed is on
+ktap_check '"$S" load | grep -q "loaded, feed: on (slackgov.ko)"' "load says the feed is on"
+ktap_check '[ -e $PIN/windows ] && [ -e $PIN/links/sg_exit ]' "maps and links are pinned"
+sc_json "status -j / -p" status
+ktap_check 'grep -q "\"feed\": true, \"module\": true" j.out' "status -j: feed and module on"
+ktap_check '"$S" status | grep -q "^feed: on (slackgov.ko)"' "status says the feed is on"
+sc_fails 1 "a second load" "already loaded" load
+
+# -- governor knobs through slackctl, seen in sysfs
+sp0=$(cat $GOV/setpoint) st0=$(cat $GOV/stale_ms) rl0=$(cat $GOV/rate_limit_us)
+sg_defer "echo $sp0 > $GOV/setpoint; echo $st0 > $GOV/stale_ms; echo $rl0 > $GOV/rate_limit_us"
+ktap_run_ok "set setpoint 30%" "$S" set setpoint 30%
+ktap_eq 300 "$(cat $GOV/setpoint)" "sysfs setpoint reads 300"
+ktap_run_ok "set stale_ms 100ms" "$S" set stale_ms 100ms
+ktap_eq 100 "$(cat $GOV/stale_ms)" "sysfs stale_ms reads 100"
+ktap_eq '{"rate_limit_us": 2000}' "$("$S" -j set rate_limit_us 2ms)" "set -j rate_limit_us 2ms"
+ktap_eq "2000:2000" "$(cat $GOV/rate_limit_us):$("$S" get rate_limit_us)" "sysfs and get read 2000"
+
+# -- rejected values: the sysfs knob keeps its value
+sc_fails 1 "setpoint above its range" "setpoint: 1001 is out of range 0..1000" set setpoint 1001
+sc_fails 1 "stale_ms below its range" "stale_ms: 1 is out of range 5..60000" set stale_ms 1
+relax=$(cat $GOV/idle_relax_slack) tight=$(cat $GOV/idle_tight_slack)
+sc_fails 1 "idle_tight_slack above idle_relax_slack" \
+	"idle_tight_slack: the kernel refused $((relax + 1))" set idle_tight_slack $((relax + 1))
+ktap_eq "300 100 $tight" "$(cat $GOV/setpoint) $(cat $GOV/stale_ms) $(cat $GOV/idle_tight_slack)" \
+	"setpoint, stale_ms and idle_tight_slack unchanged"
+
+# -- a target served on cpu1: the governor there decides, status shows it
+taskset -c 1 "$B/sgserver" -p 0 -t 1 -s 500 > srv.out 2> /dev/null &
+SPID=$!
+sg_defer "kill $SPID"
+for i in $(seq 1 60); do [ -s srv.out ] && break; sleep 0.5; done
+PORT=$(awk '{print $2}' srv.out)
+ktap_run_ok "target add --pid" "$S" target add --pid $SPID
+taskset -c 0 "$B/sgclient" -p "$PORT" -r 200 -d 3 -c 2 > /dev/null &
+C=$!
+sleep 2
+"$S" status > st.txt
+"$S" -j status > st.json
+"$S" stats --prom > prom.txt
+wait $C
+# policy1's entry of status -j, one member per line
+tr '{}' '\n\n' < st.json | grep '"policy": "policy1"' | tr ',' '\n' > pol1.txt
+ktap_note "$(tr '\n' ' ' < pol1.txt)"
+ktap_check 'grep -q "\"governor\": \"slack\"" pol1.txt && grep -qE "\"cur_khz\": [1-9][0-9]*$" pol1.txt' \
+	"status -j: policy1 under slack with its frequency"
+ktap_check 'grep -qE "\"last_freq_khz\": [1-9][0-9]*$" pol1.txt && grep -qE "\"decisions\": [1-9][0-9]*$" pol1.txt' \
+	"status -j: its last decision and a decision count"
+ktap_check 'grep -qE "\"last_reason\": \"[a-z-]+\"" pol1.txt && ! grep -q "\"last_reason\": \"-\"" pol1.txt' \
+	"status -j: the reason of the last decision"
+ktap_check 'grep -qE "^policy1 +slack +[0-9]+ +[a-z]+ +[a-z-]+ +[0-9]+ +[1-9]" st.txt' \
+	"status: a policy1 row with frequency, mode, reason, last decision, decisions"
+ktap_check 'grep -qE "^slackgov_policy_decisions_total\{policy=\"policy1\"\} [1-9]" prom.txt &&
+	grep -q "^slackgov_feed_enabled 1$" prom.txt' "stats --prom: the feed on, policy1's decisions"
+ktap_check 'grep -q "^slackgov_policy_decisions_total{policy=\"policy0\"}" prom.txt &&
+	grep -q "\"policy\": \"policy0\", \"governor\": \"slack\"" st.json' "both policies are shown"
+# each family's samples in one group (as the format wants)
+ktap_check 'awk "/^[a-z]/ { n = \$1; sub(/\\{.*/, \"\", n); if (n != p && seen[n]) exit 1; seen[n] = 1; p = n }" prom.txt' \
+	"stats --prom: one group per family"
+
+# -- unload removes every pin
+kill $SPID
+ktap_run_ok "unload" "$S" unload
+ktap_check '[ ! -e $PIN ]' "no pin is left"
+ktap_finished
