@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -69,6 +70,8 @@ int do_load(int argc, char **argv)
 	struct bpf_map *map;
 	const char *mode = "auto";
 	char path[512];
+	sigset_t oldmask;
+	bool blocked = false;
 	bool feed;
 	int err;
 
@@ -106,7 +109,19 @@ int do_load(int argc, char **argv)
 		       strerror(-err));
 		goto out;
 	}
-	if (mkdir(SLACKGOV_PIN_DIR, 0700) || mkdir(SC_LINK_DIR, 0700)) {
+	/* from here on a signal would leave a half-made tree: hold them until done */
+	sc_block_signals(&oldmask);
+	blocked = true;
+	/* mkdir is the claim: a concurrent load that made the folder first owns it */
+	if (mkdir(SLACKGOV_PIN_DIR, 0700)) {
+		err = -errno;
+		if (errno == EEXIST)
+			sc_err("already loaded (%s exists): run 'slackctl unload' first", SLACKGOV_PIN_DIR);
+		else
+			sc_err("cannot create %s: %s", SLACKGOV_PIN_DIR, strerror(errno));
+		goto out;
+	}
+	if (mkdir(SC_LINK_DIR, 0700)) {
 		err = -errno;
 		sc_err("cannot create %s: %s", SC_LINK_DIR, strerror(errno));
 		goto fail;
@@ -155,18 +170,28 @@ fail:
 	unpin_all();	/* no partial state */
 out:
 	bpf_object__close(obj);
+	if (blocked)
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	return err ? -1 : 0;
 }
 
 int do_unload(int argc, char **argv)
 {
+	sigset_t oldmask;
+	int lock;
+
 	if (argc > 0)
 		return sc_err("unload: unexpected '%s'", argv[0]);
 	if (sc_check_env(SC_NEED_PINS))
 		return -1;
 	if (access(SLACKGOV_PIN_DIR, F_OK))
 		return sc_err("not loaded (no %s)", SLACKGOV_PIN_DIR);
+	sc_block_signals(&oldmask);
+	lock = sc_lock();	/* not while a target change is half done */
 	unpin_all();
+	if (lock >= 0)
+		close(lock);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
 	if (access(SLACKGOV_PIN_DIR, F_OK) == 0)
 		return sc_err("cannot remove %s: files that slackctl did not make are in it",
 			      SLACKGOV_PIN_DIR);

@@ -4,6 +4,9 @@
  * Command table, global options, errors and JSON output (bpftool style).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -110,6 +113,34 @@ int sc_check_env(unsigned int need)
 	if ((need & SC_NEED_BPFFS) && (statfs("/sys/fs/bpf", &st) || st.f_type != BPF_FS_MAGIC))
 		return sc_err("bpffs is not mounted at /sys/fs/bpf: mount -t bpf bpf /sys/fs/bpf");
 	return 0;
+}
+
+void sc_block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &set, old);
+}
+
+/*
+ * Serialize changes to the pinned tree (target add/del, unload): an
+ * exclusive flock on the pin folder, held until the returned fd is closed.
+ * -1 if the folder is not there.
+ */
+int sc_lock(void)
+{
+	int fd = open(SLACKGOV_PIN_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0 && flock(fd, LOCK_EX)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 bool sc_module_loaded(void)

@@ -3,6 +3,7 @@
 #ifndef SLACKCTL_H
 #define SLACKCTL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
@@ -32,6 +33,8 @@ bool is_prefix(const char *arg, const char *word);
 #define SC_NEED_ROOT	(1 << 2)	/* writes to the governor's sysfs files */
 #define SC_NEED_PINS	(SC_NEED_BPF | SC_NEED_BPFFS)
 int sc_check_env(unsigned int need);
+void sc_block_signals(sigset_t *old);
+int sc_lock(void);
 bool sc_module_loaded(void);
 bool sc_loaded(void);
 bool sc_feed_on(void);

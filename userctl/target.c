@@ -336,12 +336,28 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 
 int do_target(int argc, char **argv)
 {
+	sigset_t oldmask;
+	int lock, ret;
+
 	if (argc < 1)
 		return sc_err("usage: slackctl target { add | del } TARGET | target list");
-	if (is_prefix(argv[0], "add"))
-		return target_add(argc - 1, argv + 1);
-	if (is_prefix(argv[0], "del"))
-		return target_del(argc - 1, argv + 1);
+	if (is_prefix(argv[0], "add") || is_prefix(argv[0], "del")) {
+		/*
+		 * One change at a time (slots are allocated by a scan of the
+		 * maps), and no signal between the map update and the
+		 * generation bump that publishes it.
+		 */
+		sc_block_signals(&oldmask);
+		lock = sc_lock();
+		if (is_prefix(argv[0], "add"))
+			ret = target_add(argc - 1, argv + 1);
+		else
+			ret = target_del(argc - 1, argv + 1);
+		if (lock >= 0)
+			close(lock);
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+		return ret;
+	}
 	if (is_prefix(argv[0], "list")) {
 		if (argc > 1)
 			return sc_err("target list: unexpected '%s'", argv[1]);

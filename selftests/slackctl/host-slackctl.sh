@@ -30,7 +30,7 @@ start_server() {
 	[ -n "$PORT" ] || ktap_note "sgserver did not start: $(cat srv$NSRV.err)"
 }
 
-ktap_plan 52
+ktap_plan 57
 
 # -- version, help, load
 sc_json "version -j / -p" version
@@ -56,6 +56,10 @@ ktap_eq 20000000 "$("$S" get window)" "get window reads 20 ms back in ns"
 sc_fails 1 "set window with a bad unit" "window: bad value '20parsecs'" set window 20parsecs
 sc_fails 1 "set window out of range" "window: 11s is out of range" set window 11s
 ktap_eq 20000000 "$("$S" get window)" "and the window is unchanged"
+"$S" -j get > get0.json
+sc_fails 1 "set of an unknown knob" "unknown knob 'windw'" set windw 30ms
+"$S" -j get > get1.json
+ktap_check 'python3 "$JC" same get0.json get1.json' "every knob is unchanged"
 
 # -- targets by PID and name, with their errors
 start_server -t 2 -s 10
@@ -127,6 +131,15 @@ ktap_check '[ "$sent" -le "$n" ] && [ "$sent" -ge $((n * 97 / 100)) ] && [ "$n" 
 kill $SPID
 "$S" target del --cgroup "$cg" > /dev/null
 
+# -- concurrent adds: one change at a time, so every target has its own slot
+i=0 pids=""
+while [ $i -lt 40 ]; do "$S" target add --comm "c$i" > /dev/null & pids="$pids $!"; i=$((i + 1)); done
+wait $pids
+ktap_eq "40 40" "$("$S" -j target list | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), len(set(t["slot"] for t in d)))')" \
+	"40 concurrent adds: 40 targets in 40 slots"
+i=0
+while [ $i -lt 40 ]; do "$S" target del --comm "c$i" > /dev/null; i=$((i + 1)); done
+
 # -- a full table: every slot taken, the next add fails and changes nothing
 i=0
 while [ $i -lt 1024 ]; do "$S" target add --comm "t$i" > /dev/null || break; i=$((i + 1)); done
@@ -146,6 +159,16 @@ ktap_eq "$slot" "$("$S" -j target add --pid $P | python3 -c 'import json,sys; pr
 # -- unload
 SC_UNDO="$S load" sc_json "unload -j / -p" unload
 ktap_eq '{"loaded": false}' "$(cat j.out)" "unload -j"
+
+# -- concurrent loads: one wins, the others fail without touching its pins
+pids=""
+for i in 1 2 3 4; do ("$S" load > load$i.out 2>&1; echo $? > load$i.rc) & pids="$pids $!"; done
+wait $pids
+ktap_eq "1 3" "$(cat load1.rc load2.rc load3.rc load4.rc | sort | uniq -c | awk '$2 == 0 { w = $1 } $2 == 1 { l = $1 } END { print w + 0, l + 0 }')" \
+	"4 concurrent loads: one succeeds, three fail"
+ktap_check '[ -e $PIN/windows ] && [ -e $PIN/sg_config ] && [ "$(ls $PIN/links | wc -l)" -ge 3 ] &&
+	"$S" -j status > /dev/null' "the winner's maps and links are all pinned"
+"$S" unload > /dev/null
 for i in 1 2 3 4 5 6 7 8 9 10; do [ "$(ours)" -eq 0 ] && break; sleep 0.3; done
 ktap_check '[ ! -e $PIN ] && [ "$(ours)" -eq 0 ]' "unload removes every pin and program"
 ktap_finished
