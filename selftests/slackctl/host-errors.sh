@@ -13,7 +13,7 @@ command -v setpriv > /dev/null && command -v unshare > /dev/null || ktap_skip_al
 sg_defer "$S unload"
 ours() { bpftool prog show | grep -cE "name sg_[a-z_]+ " ; }
 
-ktap_plan 43
+ktap_plan 45
 
 # -- usage (exit 2) and knob errors: nothing to load for them
 sc_fails 2 "an unknown command" "unknown command 'frobnicate'" frobnicate
@@ -60,9 +60,10 @@ SC_AS="setpriv --bounding-set=-sys_admin,-bpf,-perfmon" sc_fails 1 \
 	"permission denied: root without CAP_SYS_ADMIN (or CAP_BPF and CAP_PERFMON)" load
 ktap_check '[ ! -e $PIN ] && [ "$(ours)" -eq 0 ]' "neither pinned nor attached anything"
 # CAP_BPF + CAP_PERFMON are enough: the check is not stricter than the kernel
-setpriv --bounding-set=-sys_admin "$S" load > /dev/null 2> err.txt
+setpriv --bounding-set=-sys_admin "$S" -v load > /dev/null 2> err.txt
 ktap_check '[ -e $PIN/links/sg_exit ] && "$S" unload > /dev/null' \
-	"load works with CAP_BPF and CAP_PERFMON but no CAP_SYS_ADMIN $(cat err.txt)"
+	"load works with CAP_BPF and CAP_PERFMON but no CAP_SYS_ADMIN $(grep -iv libbpf err.txt | head -n 3)"
+ktap_check 'grep -q "^libbpf: " err.txt' "-v shows libbpf's log"
 
 # -- loaded: an unprivileged user changes nothing
 "$S" load > /dev/null
@@ -73,6 +74,8 @@ SC_AS=$NOBODY sc_fails 1 "target add as an unprivileged user" "permission denied
 SC_AS=$NOBODY sc_fails 1 "set window as an unprivileged user" "permission denied" set window 30ms
 SC_AS=$NOBODY sc_fails 1 "unload as an unprivileged user" "permission denied" unload
 SC_AS=$NOBODY sc_fails 1 "status as an unprivileged user" "permission denied" status
+SC_AS=$NOBODY sc_fails 1 "set of a governor knob as an unprivileged user" \
+	"permission denied: run slackctl as root (it writes the governor's sysfs files)" set setpoint 30%
 ktap_check '[ "$list" = "$("$S" target list)" ] && [ "$("$S" get window)" = 20000000 ] &&
 	[ "$pins" = "$(sc_pins)" ]' "targets, window and pins unchanged"
 
