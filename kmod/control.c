@@ -21,27 +21,43 @@
  *
  * 1. **Inputs.**  Every sample younger than ``stale_ms`` that named one of
  *    the policy's CPUs is *fresh* (a CPU keeps the latest sample of each of
- *    its last SG_CPU_SLOTS = 4 targets).  Each fresh target j has a
- *    setpoint sp_j: its own (``slackgov_sample.setpoint``, set per target
- *    by slackctl) or, when that is 0, the ``setpoint`` knob.  Its error is
- *    e_j = slack_j - sp_j: positive means spare capacity, negative a
- *    deficit.  Several targets combine by taking the **most constrained**:
- *    the smallest e_j (the largest deficit).  Lowering the frequency is only
- *    safe when every target on the policy has room for it, so the policy
- *    follows the worst one; a target with spare slack cannot pull the
- *    frequency down under a target that is short of it.
+ *    its last SG_CPU_SLOTS = 4 targets).  A single window is a poor
+ *    measurement: with ~1 ms requests a 10 ms window holds a handful of
+ *    them, and its slack swings over the whole 0..1000 range at any load
+ *    (under performance, make demo's 300 req/s step had windows from 3 to
+ *    790).  So each slot also keeps s_j, the target's slack averaged over
+ *    its windows, weighted by window length::
  *
- * 2. **Saturation.**  If any fresh target has ``cv > sat_cv`` (its
- *    inter-arrival variability shows a queue building; ``sat_cv`` = 0
- *    disables this test) or its slack collapsed below a quarter of its
- *    setpoint (slack_j * 4 < sp_j: workers almost never wait any more), the
- *    output jumps to the policy's max at once, whatever the PID says, and
- *    mode is ``boost``.  The PID restarts from max (bumpless: u = max, error
- *    history cleared), so once the saturation clears the frequency walks down
- *    under the PID instead of dropping back to where the overload started.
- *    Quarter: with the default setpoint of 200 that is 5 % slack, below the
- *    sampling noise of a window (a ~10 ms window of ~1 ms requests quantises
- *    slack by several percent), so a healthy target does not trip it.
+ *        s_j += (slack - s_j) * len / (len + tau),   tau = 40 ms
+ *
+ *    (SG_SLACK_TAU_NS: four default windows, 10-30 requests at 300-700
+ *    req/s.)  Each fresh target j has a setpoint sp_j: its own
+ *    (``slackgov_sample.setpoint``, set per target by slackctl) or, when
+ *    that is 0, the ``setpoint`` knob.  Its error is e_j = s_j - sp_j:
+ *    positive means spare capacity, negative a deficit.  Several targets
+ *    combine by taking the **most constrained**: the smallest e_j (the
+ *    largest deficit).  Lowering the frequency is only safe when every
+ *    target on the policy has room for it, so the policy follows the worst
+ *    one; a target with spare slack cannot pull the frequency down under a
+ *    target that is short of it.
+ *
+ * 2. **Saturation.**  If the latest window of any fresh target has
+ *    ``cv > sat_cv`` (its inter-arrival variability shows a queue building;
+ *    ``sat_cv`` = 0 disables this test) or its own slack collapsed below
+ *    SG_COLLAPSE_SLACK = 50 (the workers waited less than 5 % of the window:
+ *    they were busy through it), this decision asks for the policy's max at
+ *    once, whatever the PID says, without the rate limit, and mode is
+ *    ``boost``.  It is decided on the single window, not on the average, so
+ *    that the first saturated window already boosts.  The boost overrides
+ *    one decision only: the PID keeps running on the averaged slack (which
+ *    the collapsed window pulls down).  The boost is held (reason
+ *    ``saturated-drain``) until a window of that target shows slack back at
+ *    its setpoint: the queue that built up is drained at max, not at the
+ *    frequency that let it build.  Then the PID's output applies again.
+ *    (The first cut restarted the PID from max after a boost; since single
+ *    windows collapse now and then at any load, that pinned the frequency
+ *    near max: in make demo at 100-300 req/s it spent most of its time
+ *    walking down from boosts.)
  *
  * 3. **Deadband.**  e = e_min shrunk by ``deadband`` toward zero::
  *
@@ -70,14 +86,23 @@
  *    CPUFREQ_RELATION_L (the lowest table step at or above u); u keeps its
  *    sub-step remainder, so small errors still add up to a step.
  *
- *    Defaults kp = 300, ki = 200, kd = 0.  Around the operating point slack
- *    moves ~1:1 with the frequency as a share of span (slack = 1 - work/f), so
- *    the loop gain per window is about ki / 1000 = 0.2: a step in load is
- *    absorbed in ~5 windows without overshoot even with the one-window
- *    measurement delay (the loop oscillates above ~0.5).  kp adds damping
- *    for fast changes; kd is off because slack, a ratio over one short window,
- *    is noisy and its second difference is mostly noise.  Values chosen on the
- *    emulated platform, not tuned on hardware.
+ *    **Asymmetry.**  A move down (du < 0) is divided by SG_DOWN_DIV = 4: a
+ *    deficit costs latency at once, spare slack only costs energy, so the
+ *    controller rises fast and comes down slowly, and the noise that is left
+ *    after the average biases it up rather than down.
+ *
+ *    Defaults kp = 300, ki = 200, kd = 0, setpoint 450, deadband 50.
+ *    Around the operating point slack moves ~1:1 with the frequency as a
+ *    share of span (slack = 1 - work/f), so the loop gain per window is
+ *    about ki / 1000 = 0.2 up and 0.05 down: a load step is absorbed in ~5
+ *    windows upward without overshoot even with the averaging lag
+ *    (the loop oscillates above ~0.5).  kp adds damping for fast changes;
+ *    kd is off because slack, a ratio over short windows, is noisy and its
+ *    second difference is mostly noise.  The setpoint 450: the demo server
+ *    under performance shows an averaged slack of ~500 at 50-70 % of its
+ *    capacity, where its p99 is still within 5x the unloaded p99; the first
+ *    cut's 200 (workers busy 80 %) let the p99 grow 2-5x over performance.
+ *    Values chosen on the emulated platform (make demo), not on hardware.
  *
  * 5. **Feed-forward** (``ff_gain``, default 0 = off).  When the same target
  *    as in the previous step reports a changed request rate, the work per
@@ -131,6 +156,7 @@ const char * const sg_reason_names[SG_R_NR] = {
 	[SG_R_HOLD]	= "hold",
 	[SG_R_SAT_CV]	= "saturated-cv",
 	[SG_R_SAT_SLACK] = "saturated-slack",
+	[SG_R_SAT_DRAIN] = "saturated-drain",
 	[SG_R_STALE]	= "stale",
 	[SG_R_LOST]	= "lost",
 	[SG_R_UTIL]	= "util",
@@ -148,6 +174,12 @@ const char * const sg_mode_names[SG_MODE_NR] = {
 #define SG_PID_SCALE		1000000
 /* Util rule: load at or above which the CPU goes to max (ondemand's up_threshold). */
 #define SG_UTIL_UP		950
+/*
+ * Down moves of the PID are this many times smaller than up moves (step 4).
+ * A deficit costs latency at once, spare slack only costs energy: so rise
+ * fast and come down slowly.  4: measured with make demo, see step 4.
+ */
+#define SG_DOWN_DIV		4
 /* Util rule headroom 5/4 = 1.25: frequency equals cur at 80 % load (schedutil's C). */
 #define SG_UTIL_HEADROOM_NUM	5
 #define SG_UTIL_HEADROOM_DEN	4
@@ -189,54 +221,55 @@ void sg_control_step(const struct sg_tunables *t, struct sg_pid *pid,
 {
 	s64 lo = policy->min, hi = policy->max, span = sg_span_khz(policy);
 	s32 db = READ_ONCE(t->deadband), e;
+	s64 du;
 	u32 ff_gain = READ_ONCE(t->ff_gain);
 
 	memset(out, 0, sizeof(*out));
-	if (in->saturated) {				/* step 2 */
-		pid->u_khz = hi;
-		pid->e1 = 0;
-		pid->e2 = 0;
-		pid->rps1 = in->rps;
-		pid->target1 = in->target;
-		out->reason = in->saturated;
-		out->freq = hi;
-		return;
-	}
 	if (!in->fresh) {				/* step 6 */
 		pid->u_khz = clamp(pid->u_khz, lo, hi);
 		out->err = pid->e1;
 		out->reason = SG_R_HOLD;
-		out->freq = pid->u_khz;
-		return;
+	} else {
+		e = (s32)in->slack - (s32)in->setpoint;	/* step 3 */
+		if (abs(e) <= db)
+			e = 0;
+		else
+			e += e > 0 ? -db : db;
+
+		/* step 4: each term already in kHz, sign: spare slack lowers u */
+		out->p = -div_s64(span * READ_ONCE(t->kp) * (e - pid->e1), SG_PID_SCALE);
+		out->i = -div_s64(span * READ_ONCE(t->ki) * e, SG_PID_SCALE);
+		out->d = -div_s64(span * READ_ONCE(t->kd) * (e - 2 * pid->e1 + pid->e2),
+				  SG_PID_SCALE);
+
+		/* step 5 */
+		if (ff_gain && pid->rps1 && in->rps && in->target == pid->target1) {
+			out->ff = div_s64(pid->u_khz * ff_gain * ((s64)in->rps - pid->rps1),
+					  (s64)pid->rps1 * 1000);
+			out->ff = clamp(out->ff, -span, span);
+		}
+		du = out->p + out->i + out->d + out->ff;
+		/* step 4: down moves at 1/SG_DOWN_DIV of the gain */
+		if (du < 0) {
+			du = div_s64(du, SG_DOWN_DIV);
+			out->p = div_s64(out->p, SG_DOWN_DIV);
+			out->i = div_s64(out->i, SG_DOWN_DIV);
+			out->d = div_s64(out->d, SG_DOWN_DIV);
+			out->ff = div_s64(out->ff, SG_DOWN_DIV);
+		}
+		pid->u_khz = clamp(pid->u_khz + du, lo, hi);
+		pid->e2 = pid->e1;
+		pid->e1 = e;
+		pid->rps1 = in->rps;
+		pid->target1 = in->target;
+		out->err = e;
+		out->reason = (!e && !out->p && !out->d && !out->ff) ? SG_R_DEADBAND : SG_R_PID;
 	}
-
-	e = (s32)in->slack - (s32)in->setpoint;		/* step 3 */
-	if (abs(e) <= db)
-		e = 0;
-	else
-		e += e > 0 ? -db : db;
-
-	/* step 4: each term already in kHz, sign: spare slack lowers u */
-	out->p = -div_s64(span * READ_ONCE(t->kp) * (e - pid->e1), SG_PID_SCALE);
-	out->i = -div_s64(span * READ_ONCE(t->ki) * e, SG_PID_SCALE);
-	out->d = -div_s64(span * READ_ONCE(t->kd) * (e - 2 * pid->e1 + pid->e2), SG_PID_SCALE);
-
-	/* step 5 */
-	if (ff_gain && pid->rps1 && in->rps && in->target == pid->target1) {
-		out->ff = div_s64(pid->u_khz * ff_gain * ((s64)in->rps - pid->rps1),
-				  (s64)pid->rps1 * 1000);
-		out->ff = clamp(out->ff, -span, span);
-	}
-
-	pid->u_khz = clamp(pid->u_khz + out->p + out->i + out->d + out->ff, lo, hi);
-	pid->e2 = pid->e1;
-	pid->e1 = e;
-	pid->rps1 = in->rps;
-	pid->target1 = in->target;
-
-	out->err = e;
 	out->freq = pid->u_khz;
-	out->reason = (!e && !out->p && !out->d && !out->ff) ? SG_R_DEADBAND : SG_R_PID;
+	if (in->saturated) {				/* step 2 */
+		out->reason = in->saturated;
+		out->freq = hi;
+	}
 }
 
 /**

@@ -29,8 +29,14 @@
  * at most 10 wakeups per second, and none once at min.
  */
 #define SG_UTIL_RECHECK_NS	(100 * NSEC_PER_MSEC)
-/* Slack below setpoint / 4 counts as collapsed: saturation (control.c step 2). */
-#define SG_COLLAPSE_DIV		4
+/*
+ * A window whose slack is below this (thousandths) counts as collapsed:
+ * saturation (control.c step 2).  50: the workers waited under 5 % of the
+ * window, i.e. they were busy through it; a fixed level rather than a share
+ * of the setpoint, since it tells a queue that is building, not how much
+ * room a target wants.
+ */
+#define SG_COLLAPSE_SLACK	50
 /* Margin after the stale deadline before the timer looks, so it is surely past. */
 #define SG_STALE_MARGIN_NS	NSEC_PER_MSEC
 
@@ -97,13 +103,15 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 			if (!o->stamp_ns || (s64)(now - o->stamp_ns) > (s64)stale)
 				continue;
 			spj = o->setpoint ?: def_sp;
-			e = (s32)o->slack - (s32)spj;
+			e = (s32)o->slack_f - (s32)spj;
 			if (!__test_and_set_bit(o->target, seen))
 				in->targets++;
 			if (e < best_e || (e == best_e && o->stamp_ns > best_stamp)) {
 				best_e = e;
 				best_stamp = o->stamp_ns;
-				in->slack = o->slack;
+				in->slack = o->slack_f;
+				in->raw = o->slack;
+				in->seq = o->seq;
 				in->setpoint = spj;
 				in->rps = o->rps;
 				in->target = o->target;
@@ -112,12 +120,12 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 			if (sat_cv && o->cv > sat_cv) {
 				in->saturated = SG_R_SAT_CV;
 				cpu_sat = true;
-			} else if (o->slack * SG_COLLAPSE_DIV < spj) {
+			} else if (o->slack < SG_COLLAPSE_SLACK) {
 				if (!in->saturated)
 					in->saturated = SG_R_SAT_SLACK;
 				cpu_sat = true;
 			}
-			cpu_min = min(cpu_min, o->slack);
+			cpu_min = min(cpu_min, o->slack_f);
 		}
 		/* idle depth: tight near saturation, none with room, else as it is */
 		if (cpu_min != U32_MAX) {
@@ -187,7 +195,12 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 	WRITE_ONCE(sp->limits_changed, false);
 
 	if (sg_collect(sp, now, &in)) {
-		enum sg_mode mode = in.saturated ? SG_MODE_BOOST : SG_MODE_SLACK;
+		enum sg_mode mode;
+
+		/* control.c step 2: hold the boost until a window drained the queue */
+		if (!in.saturated && sp->mode == SG_MODE_BOOST && (!in.fresh || in.raw < in.setpoint))
+			in.saturated = SG_R_SAT_DRAIN;
+		mode = in.saturated ? SG_MODE_BOOST : SG_MODE_SLACK;
 
 		if (sp->mode == SG_MODE_UTIL || sp->mode == SG_MODE_SAFE)
 			sg_control_reset(&sp->pid, policy->cur);

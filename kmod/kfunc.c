@@ -15,6 +15,7 @@
 #include <linux/bitops.h>
 #include <linux/cpumask.h>
 #include <linux/rcupdate.h>
+#include <linux/math64.h>
 #include <linux/timekeeping.h>
 #include <linux/version.h>
 #include "sg.h"
@@ -30,6 +31,23 @@ DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
 /* Flags this module knows; others mean a reporter built for a newer ABI. */
 #define SG_KNOWN_FLAGS		(SLACKGOV_SAMPLE_IDLE | SLACKGOV_SAMPLE_BY_COUNT | \
 				 SLACKGOV_SAMPLE_EXITED)
+
+/*
+ * The slot's filtered slack after window @s (control.c step 1): an
+ * exponential average weighted by window length,
+ * f += (slack - f) * len / (len + SG_SLACK_TAU_NS).  A slot of another
+ * target, or one not updated for SG_SLACK_RESET_NS, starts from @s alone.
+ */
+static u32 sg_filter(const struct sg_obs *o, const struct slackgov_sample *s, u64 now)
+{
+	u64 len = clamp_t(u64, s->len_ns, 1, SG_SLACK_LEN_MAX_NS);
+	s64 d;
+
+	if (!o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS)
+		return s->slack;
+	d = (s64)s->slack - (s64)o->slack_f;
+	return o->slack_f + (s32)div64_s64(d * (s64)len, (s64)(len + SG_SLACK_TAU_NS));
+}
 
 /* Store @s as the latest sample of its target on @cpu (replaces that target's slot,
  * else an empty one, else the least recently reported).
@@ -51,7 +69,9 @@ static void sg_store(int cpu, const struct slackgov_sample *s, u64 now)
 		if (!victim || o->stamp_ns < victim->stamp_ns)
 			victim = o;
 	}
+	victim->slack_f = sg_filter(victim, s, now);
 	victim->target = s->target;
+	victim->seq = s->seq;
 	victim->slack = s->slack;
 	victim->cv = s->cv;
 	victim->setpoint = s->setpoint;

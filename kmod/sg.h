@@ -67,6 +67,7 @@ enum sg_reason {
 	SG_R_HOLD,		/* targets fresh but no new window: output held */
 	SG_R_SAT_CV,		/* saturation: cv above sat_cv: max */
 	SG_R_SAT_SLACK,		/* saturation: slack collapsed: max */
+	SG_R_SAT_DRAIN,		/* after saturation, queue not drained yet: max */
 	SG_R_STALE,		/* samples stopped: safe frequency */
 	SG_R_LOST,		/* stale for SG_SAFE_HOLD_MS: back to the util rule */
 	SG_R_UTIL,		/* no targets: utilization rule */
@@ -88,7 +89,10 @@ extern const char * const sg_mode_names[SG_MODE_NR];
 
 /**
  * struct sg_ctl_in - what the control law sees of one policy at one step.
- * @slack:	slack of the most constrained target (largest setpoint deficit)
+ * @slack:	filtered slack of the most constrained target (largest setpoint
+ *		deficit), see control.c step 1
+ * @raw:	that target's slack in its latest window alone
+ * @seq:	that target's window sequence number (trace: counts windows)
  * @setpoint:	that target's effective setpoint (its own, or the knob)
  * @cv:		largest cv among the fresh targets
  * @rps:	requests per second of the most constrained target
@@ -99,6 +103,8 @@ extern const char * const sg_mode_names[SG_MODE_NR];
  */
 struct sg_ctl_in {
 	u32	slack;
+	u32	raw;
+	u64	seq;
 	u32	setpoint;
 	u32	cv;
 	u32	rps;
@@ -150,13 +156,30 @@ unsigned int sg_util_freq(const struct cpufreq_policy *policy, u32 load, enum sg
 /* Latest sample of one target on one CPU (only what the governor reads). */
 struct sg_obs {
 	u64	stamp_ns;	/* ktime_get_ns() when stored; 0 = empty */
+	u64	seq;		/* the window's sequence number */
 	u32	target;
-	u32	slack;
+	u32	slack;		/* the latest window's slack */
+	u32	slack_f;	/* slack filtered over windows (control.c step 1) */
 	u32	cv;
 	u32	setpoint;
 	u32	rps;
 	u32	flags;
 };
+
+/*
+ * Slack filter (control.c step 1): time constant of the exponential average
+ * of a target's window slack, weighted by window length.  40 ms = four
+ * default 10 ms windows: with ~1 ms requests a single window holds a handful
+ * of requests and its slack swings over the whole 0..1000 range at any load
+ * (measured under performance in make demo), while 40 ms holds 10-30
+ * requests at 300-700 req/s and still follows a load step within a few
+ * windows.  A window longer than SG_SLACK_LEN_MAX_NS counts as that long (an
+ * idle window covering seconds replaces the average, no more); a previous
+ * value older than SG_SLACK_RESET_NS says nothing about now and is dropped.
+ */
+#define SG_SLACK_TAU_NS		(40 * NSEC_PER_MSEC)
+#define SG_SLACK_LEN_MAX_NS	NSEC_PER_SEC
+#define SG_SLACK_RESET_NS	(10 * SG_SLACK_TAU_NS)
 
 /* Value of sg_cpu.qos_want/qos_cur: no request on this CPU. */
 #define SG_QOS_NONE		(-1)

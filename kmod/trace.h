@@ -16,6 +16,7 @@
 	{ SG_R_HOLD,		"hold" },				\
 	{ SG_R_SAT_CV,		"saturated-cv" },			\
 	{ SG_R_SAT_SLACK,	"saturated-slack" },			\
+	{ SG_R_SAT_DRAIN,	"saturated-drain" },			\
 	{ SG_R_STALE,		"stale" },				\
 	{ SG_R_LOST,		"lost" },				\
 	{ SG_R_UTIL,		"util" },				\
@@ -29,7 +30,8 @@
 
 /*
  * slackgov_decision - one decision of one policy: its inputs (the most
- * constrained target's slack and setpoint, the largest cv, that target's
+ * constrained target's window sequence number, filtered and raw slack and
+ * setpoint, the largest cv, that target's
  * rps, the number of fresh targets; load for the util rule), the PID terms
  * in kHz, the frequency asked for and why.
  */
@@ -40,7 +42,9 @@ TRACE_EVENT(slackgov_decision,
 	TP_STRUCT__entry(
 		__field(unsigned int,	cpu)
 		__field(int,		mode)
+		__field(u64,		seq)
 		__field(u32,		slack)
+		__field(u32,		raw)
 		__field(u32,		setpoint)
 		__field(u32,		cv)
 		__field(u32,		rps)
@@ -57,7 +61,9 @@ TRACE_EVENT(slackgov_decision,
 	TP_fast_assign(
 		__entry->cpu = cpu;
 		__entry->mode = mode;
+		__entry->seq = in->seq;
 		__entry->slack = in->slack;
+		__entry->raw = in->raw;
 		__entry->setpoint = in->setpoint;
 		__entry->cv = in->cv;
 		__entry->rps = in->rps;
@@ -71,9 +77,9 @@ TRACE_EVENT(slackgov_decision,
 		__entry->freq = out->freq;
 		__entry->reason = out->reason;
 	),
-	TP_printk("policy=%u mode=%s slack=%u setpoint=%u cv=%u rps=%u targets=%u load=%u err=%d p=%lld i=%lld d=%lld ff=%lld freq=%u reason=%s",
+	TP_printk("policy=%u mode=%s seq=%llu slack=%u raw=%u setpoint=%u cv=%u rps=%u targets=%u load=%u err=%d p=%lld i=%lld d=%lld ff=%lld freq=%u reason=%s",
 		  __entry->cpu, __print_symbolic(__entry->mode, SG_TRACE_MODES),
-		  __entry->slack, __entry->setpoint, __entry->cv, __entry->rps,
+		  __entry->seq, __entry->slack, __entry->raw, __entry->setpoint, __entry->cv, __entry->rps,
 		  __entry->targets, __entry->load, __entry->err, __entry->p, __entry->i,
 		  __entry->d, __entry->ff, __entry->freq,
 		  __print_symbolic(__entry->reason, SG_TRACE_REASONS))
