@@ -5,13 +5,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
-#include <sys/file.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/statfs.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -228,13 +228,10 @@ static int do_help(int argc, char **argv)
 	return 0;
 }
 
+/* libbpf's log only with -v: without it, slackctl's own one-line error says what failed */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
 {
-	if (!verbose && level != LIBBPF_WARN)
-		return 0;
-	if (!verbose)
-		return 0;
-	return vfprintf(stderr, fmt, args);
+	return verbose ? vfprintf(stderr, fmt, args) : 0;
 }
 
 int main(int argc, char **argv)

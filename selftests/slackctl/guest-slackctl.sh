@@ -25,7 +25,7 @@ rmmod_slackgov() {
 	return 1
 }
 
-ktap_plan 27
+ktap_plan 31
 # emulate=0: a plain table driver (the emulated slowdown is not under test)
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 || ktap_skip_all "vfreq.ko does not load"
 sg_defer "rmmod vfreq"
@@ -101,6 +101,13 @@ ktap_check 'awk "/^[a-z]/ { n = \$1; sub(/\\{.*/, \"\", n); if (n != p && seen[n
 
 # -- unload removes every pin
 kill $SPID
+ktap_run_ok "unload" "$S" unload
+ktap_check '[ ! -e $PIN ]' "no pin is left"
+
+# -- --feed off with the module there: metrics only, and status says why
+ktap_check '"$S" load --feed off | grep -q "loaded, feed: off (--feed off)"' "load --feed off"
+ktap_check '"$S" status | grep -q "^feed: off (slackgov.ko is loaded: slackctl unload; slackctl load)" &&
+	"$S" -j status | grep -q "\"feed\": false, \"module\": true"' "status: feed off, module loaded"
 ktap_run_ok "unload" "$S" unload
 ktap_check '[ ! -e $PIN ]' "no pin is left"
 ktap_finished
