@@ -3,7 +3,8 @@
  * knob.c - slackctl set / get: one name space over the BPF side's settings
  * (the pinned sg_config map) and the governor's sysfs tunables.  The table
  * is the one place that knows names, units and ranges (the governor's
- * ranges mirror kmod/sysfs.c; the kernel checks them again).
+ * ranges and defaults mirror kmod/sysfs.c; the kernel checks them again,
+ * and selftests/slackctl/guest-slackctl.sh compares the defaults).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +16,7 @@
 #include "slackctl.h"
 
 const struct sc_knob sc_knobs[] = {
-	{ "setpoint", false, SC_PERMILLE, 0, 1000, 200, "slack to hold (share of worker time waiting)" },
+	{ "setpoint", false, SC_PERMILLE, 0, 1000, 450, "slack to hold (share of worker time waiting)" },
 	{ "kp", false, SC_GAIN, 0, 10000, 300, "proportional gain" },
 	{ "ki", false, SC_GAIN, 0, 10000, 200, "integral gain" },
 	{ "kd", false, SC_GAIN, 0, 10000, 0, "derivative gain" },
@@ -24,8 +25,8 @@ const struct sc_knob sc_knobs[] = {
 	{ "stale_ms", false, SC_MS, 5, 60000, 50, "sample age that falls back to safe_khz" },
 	{ "safe_khz", false, SC_KHZ, 0, 100000000, 0, "stale-signal frequency (0 = policy max)" },
 	{ "rate_limit_us", false, SC_US, 0, 1000000, 0, "minimum time between changes" },
-	{ "idle_tight_slack", false, SC_PERMILLE, 0, 1000, 100, "slack below which idle is kept shallow" },
-	{ "idle_relax_slack", false, SC_PERMILLE, 0, 1000, 400, "slack above which idle is unconstrained" },
+	{ "idle_tight_slack", false, SC_PERMILLE, 0, 1000, 225, "slack below which idle is kept shallow" },
+	{ "idle_relax_slack", false, SC_PERMILLE, 0, 1000, 550, "slack above which idle is unconstrained" },
 	{ "idle_latency_us", false, SC_US, 0, 100000, 20, "resume latency limit when tight" },
 	{ "ff_gain", false, SC_GAIN, 0, 10000, 0, "RPS feed-forward gain" },
 	{ "window", true, SC_NS, 0, 10000000000ULL, 10000000, "window length (0 = by count only)" },

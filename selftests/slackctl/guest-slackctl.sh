@@ -25,7 +25,7 @@ rmmod_slackgov() {
 	return 1
 }
 
-ktap_plan 31
+ktap_plan 33
 # emulate=0: a plain table driver (the emulated slowdown is not under test)
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 || ktap_skip_all "vfreq.ko does not load"
 sg_defer "rmmod vfreq"
@@ -38,6 +38,16 @@ for p in 0 1; do
 	sg_defer "echo $old > /sys/devices/system/cpu/cpufreq/policy$p/scaling_governor"
 done
 sg_defer "$S unload"
+
+# -- slackctl's knob table against the module's (before anything is set):
+# every sysfs knob is known, and each default is what the module starts with
+# (rate_limit_us comes from the driver)
+"$S" get > get.txt
+unknown=$(for f in $(ls $GOV); do grep -q "^$f " get.txt || echo "$f"; done)
+ktap_eq "" "$unknown" "slackctl knows every knob in $GOV"
+bad=$(awk '$1 != "window" && $1 != "window_sends" && $1 != "rate_limit_us" && $2 != $NF {
+	print $1 "=" $2 "(default " $NF ")" }' get.txt | xargs)
+ktap_eq "" "$bad" "slackctl's governor defaults are the module's"
 
 # -- load: the module is there, so the feed is on
 ktap_check '"$S" load | grep -q "loaded, feed: on (slackgov.ko)"' "load says the feed is on"
