@@ -55,6 +55,19 @@ enum { SG_NONE, SG_SEND, SG_RECV, SG_WAIT };
  * window of up to 2^24 intervals stays below 2^64: 1e12 * 1.6e7 < 1.8e19. */
 #define SG_IV_MAX_US		1000000ULL
 #define SG_NS_PER_TICK		10000000ULL	/* USER_HZ 100: /proc starttime unit */
+/* Idle detection in count-only mode (window_ns 0): a window with no send
+ * closes after this long, so that an idle target still publishes windows;
+ * 10 ms is the default time window, a fifth of the governor's stale_ms. */
+#define SG_IDLE_NS		SG_DEF_WINDOW_NS
+/* Internal maybe_close() flag (not published): the idle timer is closing. */
+#define SG_F_TIMER		(1U << 31)
+/* scratch entries: the syscall/switch programs build their sample in 0, the
+ * idle timer (softirq, may interrupt them on the same CPU) in 1 */
+#define SG_SCRATCH_PROG		0
+#define SG_SCRATCH_TIMER	1
+/* Processes of targets tracked for exit detection (all targets together). */
+#define SG_MAX_PROCS		8192
+#define SG_CLOCK_MONOTONIC	1	/* uapi/linux/time.h; not in vmlinux.h */
 #define S_IFMT			00170000
 #define S_IFSOCK		0140000
 
@@ -72,6 +85,24 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 oncpu_ns;
 	__u64 cpus[SLACKGOV_CPU_WORDS];
 	__u64 last_cpus[SLACKGOV_CPU_WORDS];
+	/* who owns the slot, for the idle timer (see "Idle windows") */
+	__u64 kind;		/* enum slackgov_target_kind of the matched map */
+	__u64 key[2];		/* its key: tgid, comm or cgroup id */
+	__u64 incarn;		/* bumped when the slot changes owner */
+	__u64 nr_procs;		/* live processes classified into the slot */
+	__u64 uncounted;	/* a process could not be tracked: never "exited" */
+	__u64 armed;		/* the idle timer runs */
+};
+
+struct sg_proc {		/* procs map: a target process, for exit detection */
+	__u32 slot;
+	__u32 pad;
+	__u64 incarn;		/* acc.incarn of the slot when it was counted */
+	__u64 start;		/* group leader's start_time: the PID's owner */
+};
+
+struct sg_idle {		/* idle_timers map value */
+	struct bpf_timer timer;
 };
 
 struct sg_thread {		/* per thread: cached verdict and wait state */
@@ -138,9 +169,25 @@ struct {
 	__type(value, struct sg_thread);
 } threads SEC(".maps");
 
+/* one timer per slot: publishes the windows of a target that is idle */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLACKGOV_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct sg_idle);
+} idle_timers SEC(".maps");
+
+/* target processes (key: tgid), so that the last one's exit ends the slot */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SG_MAX_PROCS);
+	__type(key, __u32);
+	__type(value, struct sg_proc);
+} procs SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct slackgov_sample);
 } scratch SEC(".maps");
@@ -152,34 +199,132 @@ static __always_inline struct slackgov_bpf_config *cfg(void)
 	return bpf_map_lookup_elem(&sg_config, &zero);
 }
 
-/* Which target slot, if any, does the current task belong to? */
-static __always_inline __u32 classify(__u32 *setpoint)
+struct sg_match {		/* what classify() found */
+	__u32 slot;		/* SG_NO_SLOT: not a target */
+	__u32 setpoint;
+	__u64 kind;		/* SLACKGOV_TARGET_* */
+	__u64 key[2];		/* the key it matched in that map */
+};
+
+/* Which target slot, if any, does @task (the current task) belong to? */
+static __always_inline void classify(struct task_struct *task, struct sg_match *m)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
 	struct task_struct *leader = task->group_leader;
 	struct slackgov_target *t;
 	char comm[SLACKGOV_COMM_LEN] = {};
 	__u32 tgid = task->tgid;
 	__u64 cgid;
 
+	m->slot = SG_NO_SLOT;
 	t = bpf_map_lookup_elem(&target_pid, &tgid);
 	if (t) {
-		*setpoint = t->setpoint;
-		if (!t->start_ns ||
-		    leader->start_boottime / SG_NS_PER_TICK == t->start_ns / SG_NS_PER_TICK)
-			return t->slot;
-		return SG_NO_SLOT;	/* a reused PID */
+		if (t->start_ns &&
+		    leader->start_boottime / SG_NS_PER_TICK != t->start_ns / SG_NS_PER_TICK)
+			return;		/* a reused PID */
+		m->kind = SLACKGOV_TARGET_PID;
+		m->key[0] = tgid;
+		goto found;
 	}
 	bpf_probe_read_kernel_str(comm, sizeof(comm), leader->comm);
 	t = bpf_map_lookup_elem(&target_comm, comm);
-	if (!t) {
-		cgid = bpf_get_current_cgroup_id();
-		t = bpf_map_lookup_elem(&target_cgroup, &cgid);
+	if (t) {
+		m->kind = SLACKGOV_TARGET_COMM;
+		__builtin_memcpy(m->key, comm, sizeof(comm));
+		goto found;
 	}
+	cgid = bpf_get_current_cgroup_id();
+	t = bpf_map_lookup_elem(&target_cgroup, &cgid);
 	if (!t)
-		return SG_NO_SLOT;
-	*setpoint = t->setpoint;
-	return t->slot;
+		return;
+	m->kind = SLACKGOV_TARGET_CGROUP;
+	m->key[0] = cgid;
+found:
+	m->setpoint = t->setpoint;
+	m->slot = t->slot < SLACKGOV_MAX_TARGETS ? t->slot : SG_NO_SLOT;
+}
+
+/*
+ * A slot that changed owner (another key, or the same key re-added: slackctl
+ * cleared its windows) starts afresh: counters, sequence, process count.
+ * Runs on classification only (once per thread and target change).
+ */
+static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct sg_match *m)
+{
+	struct slackgov_target_state *st;
+	__u32 i;
+
+	if (a->kind == m->kind && a->key[0] == m->key[0] && a->key[1] == m->key[1]) {
+		st = bpf_map_lookup_elem(&windows, &slot);
+		if (!st || st->head || !a->seq)
+			return;
+	}
+	if (__sync_val_compare_and_swap(&a->closing, 0, 1) != 0)
+		return;		/* a close or another reset runs: next classification */
+	a->start_ns = 0;
+	a->seq = 0;
+	a->last_send_ns = a->last_recv_ns = 0;
+	a->nr_send = a->nr_recv = a->nr_wait = a->nr_workers = 0;
+	a->send_sum_us = a->send_sq_us2 = a->recv_sum_us = a->recv_sq_us2 = 0;
+	a->wait_sum_ns = a->blocked_ns = a->busy_ns = a->oncpu_ns = 0;
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+		a->cpus[i] = a->last_cpus[i] = 0;
+	a->nr_procs = 0;
+	a->uncounted = 0;
+	a->incarn++;
+	a->kind = m->kind;
+	a->key[0] = m->key[0];
+	a->key[1] = m->key[1];
+	a->closing = 0;
+}
+
+/* Count @task's process in @slot once (procs map), so that its exit is seen. */
+static __always_inline void note_proc(__u32 slot, struct sg_acc *a, struct task_struct *task)
+{
+	struct sg_proc *p, np = { .slot = slot, .incarn = a->incarn };
+	__u32 tgid = task->tgid, oslot;
+	__u64 oinc, ostart;
+	struct sg_acc *o;
+	long err;
+
+	np.start = task->group_leader->start_time;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (p) {
+		if (p->slot == slot && p->incarn == np.incarn && p->start == np.start)
+			return;
+		oslot = p->slot;
+		oinc = p->incarn;
+		ostart = p->start;
+		if (bpf_map_delete_elem(&procs, &tgid))
+			return;		/* another thread of it moves it */
+		o = bpf_map_lookup_elem(&acc, &oslot);
+		if (ostart == np.start && o && o->incarn == oinc)
+			__sync_fetch_and_sub(&o->nr_procs, 1);
+	}
+	err = bpf_map_update_elem(&procs, &tgid, &np, BPF_NOEXIST);
+	if (!err)
+		__sync_fetch_and_add(&a->nr_procs, 1);
+	else if (err != -17 /* EEXIST: another thread counted it */)
+		a->uncounted = 1;	/* procs full: this slot never ends by exit */
+}
+
+static int sg_idle_cb(void *map, __u32 *key, struct sg_idle *v);
+
+/* Start the slot's idle timer unless it runs (first thread seen, or after a stop). */
+static __always_inline void arm_idle(__u32 slot, struct sg_acc *a)
+{
+	struct sg_idle *v;
+
+	if (a->armed || __sync_val_compare_and_swap(&a->armed, 0, 1) != 0)
+		return;
+	v = bpf_map_lookup_elem(&idle_timers, &slot);
+	if (!v) {
+		a->armed = 0;
+		return;
+	}
+	bpf_timer_init(&v->timer, &idle_timers, SG_CLOCK_MONOTONIC);	/* -EBUSY after the first */
+	bpf_timer_set_callback(&v->timer, sg_idle_cb);
+	if (bpf_timer_start(&v->timer, SG_IDLE_NS, 0))
+		a->armed = 0;
 }
 
 /* The current thread's state, classified at the current generation. */
@@ -191,22 +336,25 @@ static __always_inline struct sg_thread *thread_state(bool create)
 	__u64 gen = c ? c->generation : 0;
 	__u64 tstart = task->start_time;
 	struct sg_thread *th, fresh = {};
+	struct sg_match m = {};
 	struct sg_acc *a;
-	__u32 setpoint = 0;
 
 	th = bpf_map_lookup_elem(&threads, &tid);
 	if (th && th->generation == gen && th->task_start == tstart)
 		return th;
 	if (!th && !create)
 		return NULL;
-	fresh.slot = classify(&setpoint);
+	classify(task, &m);
+	fresh.slot = m.slot;
 	fresh.generation = gen;
 	fresh.task_start = tstart;
-	if (fresh.slot >= SLACKGOV_MAX_TARGETS)
-		fresh.slot = SG_NO_SLOT;
 	a = bpf_map_lookup_elem(&acc, &fresh.slot);
-	if (a)
-		a->setpoint = setpoint;
+	if (a) {
+		own_slot(fresh.slot, a, &m);
+		a->setpoint = m.setpoint;
+		note_proc(fresh.slot, a, task);
+		arm_idle(fresh.slot, a);
+	}
 	bpf_map_update_elem(&threads, &tid, &fresh, BPF_ANY);
 	return bpf_map_lookup_elem(&threads, &tid);
 }
@@ -274,7 +422,7 @@ static __always_inline void add_interval(__u64 *last, __u64 now, __u64 *sum, __u
  */
 __noinline __u64 sg_isqrt(__u64 x)
 {
-	__u64 r = 0, bit = 1ULL << 46, t, mask;
+	__u64 r = 0, bit = 1ULL << 46, t, ge;
 	int i;
 
 	if (x >> 48)
@@ -282,9 +430,16 @@ __noinline __u64 sg_isqrt(__u64 x)
 #pragma unroll
 	for (i = 0; i < 24; i++) {
 		t = r + bit;
-		mask = ((x - t) >> 63) - 1;	/* all ones when x >= t */
-		x -= t & mask;
-		r = (r >> 1) + (bit & mask);
+		/*
+		 * ge = x >= t ? 1 : 0, as 1 - ((x - t) >> 63), applied by
+		 * multiplication.  In asm, because clang turns it into a branch,
+		 * and not as an all-ones mask: 6.18's verifier forks on "AND with
+		 * a value in [-1, 0]"; either way it would walk 2^24 paths.
+		 */
+		asm volatile("%0 = %1; %0 -= %2; %0 >>= 63; %0 ^= 1"
+			     : "=&r"(ge) : "r"(x), "r"(t));
+		x -= t * ge;
+		r = (r >> 1) + bit * ge;
 		bit >>= 2;
 	}
 	return r;
@@ -312,7 +467,8 @@ static __always_inline __u64 xchg0(__u64 *p)
  * flag); counters are taken with atomic exchanges, so increments that race
  * with the close land in the next window instead of being lost.
  */
-static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, const bool feed)
+static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, const bool feed,
+					__u32 sidx)
 {
 	struct slackgov_bpf_config *c = cfg();
 	struct slackgov_target_state *st;
@@ -320,7 +476,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	struct slackgov_window *w;
 	struct sg_acc *a;
 	__u64 window_ns, len, nsend, nrecv, workers, blocked, denom, m;
-	__u32 zero = 0, i, window_sends, flags = flags_in;
+	__u32 i, window_sends, flags = flags_in & ~SG_F_TIMER;
 	bool any = false;
 
 	a = bpf_map_lookup_elem(&acc, &slot);
@@ -335,12 +491,18 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	len = now > a->start_ns ? now - a->start_ns : 0;
 	if (window_sends && a->nr_send >= window_sends)
 		flags |= SLACKGOV_SAMPLE_BY_COUNT;
-	else if (!(flags & SLACKGOV_SAMPLE_EXITED) && (!window_ns || len < window_ns))
+	else if (flags & SLACKGOV_SAMPLE_EXITED)
+		;			/* the target's last window */
+	else if (window_ns && len >= window_ns)
+		;			/* by time */
+	else if (!window_ns && (flags_in & SG_F_TIMER) && !a->nr_send && len >= SG_IDLE_NS)
+		;			/* count-only mode, no send for SG_IDLE_NS: idle */
+	else
 		return;
 	if (!len || __sync_val_compare_and_swap(&a->closing, 0, 1) != 0)
 		return;
 	st = bpf_map_lookup_elem(&windows, &slot);
-	s = bpf_map_lookup_elem(&scratch, &zero);
+	s = bpf_map_lookup_elem(&scratch, &sidx);
 	if (!st || !s) {
 		a->closing = 0;
 		return;
@@ -494,7 +656,7 @@ static __always_inline int on_exit(long ret, const bool feed)
 	}
 	th->kind = SG_NONE;
 	th->enter_ns = 0;
-	maybe_close(slot, now, 0, feed);
+	maybe_close(slot, now, 0, feed, SG_SCRATCH_PROG);
 	return 0;
 }
 
@@ -522,7 +684,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		}
 		th->on_ns = 0;
 		/* the thread leaves the CPU: a good moment to close an overdue window */
-		maybe_close(slot, now, 0, feed);
+		maybe_close(slot, now, 0, feed, SG_SCRATCH_PROG);
 	}
 	th = bpf_map_lookup_elem(&threads, &ntid);
 	if (th && th->slot != SG_NO_SLOT && th->task_start == next->start_time)
@@ -534,4 +696,85 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(sg_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
 	return on_switch(prev, next, FEED);
+}
+
+/* Does @slot still belong to a live target: its key still names it in its
+ * target map, and (unless some process could not be tracked) one of its
+ * processes lives? */
+static __always_inline bool slot_live(__u32 slot, struct sg_acc *a)
+{
+	struct slackgov_target *t = NULL;
+	__u64 key[2] = { a->key[0], a->key[1] };
+	__u32 tgid = key[0];
+
+	if (!a->nr_procs && !a->uncounted)
+		return false;
+	if (a->kind == SLACKGOV_TARGET_PID)
+		t = bpf_map_lookup_elem(&target_pid, &tgid);
+	else if (a->kind == SLACKGOV_TARGET_COMM)
+		t = bpf_map_lookup_elem(&target_comm, key);
+	else if (a->kind == SLACKGOV_TARGET_CGROUP)
+		t = bpf_map_lookup_elem(&target_cgroup, &key[0]);
+	return t && t->slot == slot;
+}
+
+/*
+ * The idle timer of one slot (softirq): close the window if it is due (an
+ * idle target's threads make no syscall and do not run, so nothing else
+ * would), then run again when the next one is due.  Stops when the target
+ * was deleted or its last process exited; arm_idle() starts it again.
+ */
+static int sg_idle_cb(void *map, __u32 *key, struct sg_idle *v)
+{
+	struct slackgov_bpf_config *c = cfg();
+	__u64 now, window_ns, due, delay;
+	__u32 slot = *key;
+	struct sg_acc *a;
+
+	a = bpf_map_lookup_elem(&acc, &slot);
+	if (!a)
+		return 0;
+	if (!slot_live(slot, a)) {
+		a->armed = 0;
+		/* a classification may have seen armed == 1 just before: recheck */
+		if (!slot_live(slot, a) || __sync_val_compare_and_swap(&a->armed, 0, 1) != 0)
+			return 0;
+	}
+	now = bpf_ktime_get_ns();
+	maybe_close(slot, now, SG_F_TIMER, FEED, SG_SCRATCH_TIMER);
+	window_ns = c && (c->window_ns || c->window_sends) ? c->window_ns : SG_DEF_WINDOW_NS;
+	if (!window_ns)
+		window_ns = SG_IDLE_NS;
+	due = a->start_ns + window_ns;
+	delay = due > now ? due - now : window_ns;
+	bpf_timer_start(&v->timer, delay, 0);
+	return 0;
+}
+
+/* The last thread of a target process exits: when it was the target's last
+ * process, close its final window (SLACKGOV_SAMPLE_EXITED); the idle timer
+ * then stops, the windows stop, and the governor's stale rule takes over. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(sg_pexit, struct task_struct *p)
+{
+	__u32 tgid = p->tgid, slot;
+	struct sg_proc *e;
+	struct sg_acc *a;
+	__u64 inc;
+
+	if (p->signal->live.counter)
+		return 0;		/* other threads of the process live on */
+	e = bpf_map_lookup_elem(&procs, &tgid);
+	if (!e || e->start != p->group_leader->start_time)
+		return 0;
+	slot = e->slot;
+	inc = e->incarn;
+	if (bpf_map_delete_elem(&procs, &tgid))
+		return 0;
+	a = bpf_map_lookup_elem(&acc, &slot);
+	if (!a || a->incarn != inc)
+		return 0;
+	if (__sync_fetch_and_sub(&a->nr_procs, 1) == 1 && !a->uncounted)
+		maybe_close(slot, bpf_ktime_get_ns(), SLACKGOV_SAMPLE_EXITED, FEED, SG_SCRATCH_PROG);
+	return 0;
 }
