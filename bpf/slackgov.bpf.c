@@ -629,10 +629,14 @@ static __always_inline int on_exit(long ret, const bool feed)
 	if (th->kind != SG_NONE && ret >= 0) {
 		switch (th->kind) {
 		case SG_SEND:
+			if (!ret)
+				break;	/* nothing sent */
 			__sync_fetch_and_add(&a->nr_send, 1);
 			add_interval(&a->last_send_ns, now, &a->send_sum_us, &a->send_sq_us2);
 			break;
 		case SG_RECV:
+			if (!ret)
+				break;	/* end of file: the peer closed, no request */
 			__sync_fetch_and_add(&a->nr_recv, 1);
 			add_interval(&a->last_recv_ns, now, &a->recv_sum_us, &a->recv_sq_us2);
 			break;
