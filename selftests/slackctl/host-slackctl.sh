@@ -15,6 +15,9 @@ CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
 [ -n "$CG2" ] || ktap_skip_all "no cgroup2 mount"
 sg_defer "$S unload"
 jget() { python3 "$JC" get "$1" "$2"; }
+# py 'EXPR': EXPR of the JSON document on stdin (d)
+py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+gen() { bpftool -j map lookup pinned $PIN/sg_config key 0 0 0 0 | py 'd["formatted"]["value"]["generation"]'; }
 ours() { bpftool prog show | grep -cE "name sg_[a-z_]+ " ; }
 nlist() { "$S" target list | wc -l; }
 
@@ -119,7 +122,7 @@ sg_defer "rmdir $cg"
 start_server -t 1 -s 10
 echo $SPID > "$cg/cgroup.procs"
 ktap_run_ok "target add --cgroup on a cgroup holding a server" "$S" target add --cgroup "$cg"
-n=$("$B/sgclient" -p "$PORT" -r 1000 -d 1 -c 2 -j | python3 -c 'import json,sys; print(json.load(sys.stdin)["received"])')
+n=$("$B/sgclient" -p "$PORT" -r 1000 -d 1 -c 2 -j | py 'd["received"]')
 sleep 0.3
 "$S" -j status > st.json
 sent=$(jget st.json "[t for t in d['targets'] if t['target'] == 'cgroup $(stat -c %i "$cg")'][0]['total_send']")
@@ -135,7 +138,7 @@ kill $SPID
 i=0 pids=""
 while [ $i -lt 40 ]; do "$S" target add --comm "c$i" > /dev/null & pids="$pids $!"; i=$((i + 1)); done
 wait $pids
-ktap_eq "40 40" "$("$S" -j target list | python3 -c 'import json,sys; d=json.load(sys.stdin); print(len(d), len(set(t["slot"] for t in d)))')" \
+ktap_eq "40 40" "$("$S" -j target list | py 'len(d), len(set(t["slot"] for t in d))' | tr -d '(),')" \
 	"40 concurrent adds: 40 targets in 40 slots"
 i=0
 while [ $i -lt 40 ]; do "$S" target del --comm "c$i" > /dev/null; i=$((i + 1)); done
@@ -145,15 +148,14 @@ i=0
 while [ $i -lt 1024 ]; do "$S" target add --comm "t$i" > /dev/null || break; i=$((i + 1)); done
 ktap_eq 1024 "$(nlist)" "1024 targets fill the table"
 list=$("$S" target list)
-gen=$(bpftool -j map lookup pinned $PIN/sg_config key 0 0 0 0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["formatted"]["value"]["generation"])')
+g0=$(gen)
 sc_fails 1 "one more name" "the target table is full (1024 targets): delete one first" target add --comm t1024
 sc_fails 1 "one more PID" "the target table is full" target add --pid $P
 ktap_check '[ "$list" = "$("$S" target list)" ]' "the table is unchanged"
-ktap_eq "$gen" "$(bpftool -j map lookup pinned $PIN/sg_config key 0 0 0 0 | python3 -c 'import json,sys; print(json.load(sys.stdin)["formatted"]["value"]["generation"])')" \
-	"and no target change was published"
-slot=$("$S" -j target list | python3 -c 'import json,sys; print([t["slot"] for t in json.load(sys.stdin) if t["target"] == "comm t500"][0])')
+ktap_eq "$g0" "$(gen)" "and no target change was published"
+slot=$("$S" -j target list | py '[t["slot"] for t in d if t["target"] == "comm t500"][0]')
 "$S" target del --comm t500 > /dev/null
-ktap_eq "$slot" "$("$S" -j target add --pid $P | python3 -c 'import json,sys; print(json.load(sys.stdin)["slot"])')" \
+ktap_eq "$slot" "$("$S" -j target add --pid $P | py 'd["slot"]')" \
 	"a deleted target's slot is reused"
 
 # -- unload
@@ -164,7 +166,7 @@ ktap_eq '{"loaded": false}' "$(cat j.out)" "unload -j"
 pids=""
 for i in 1 2 3 4; do ("$S" load > load$i.out 2>&1; echo $? > load$i.rc) & pids="$pids $!"; done
 wait $pids
-ktap_eq "1 3" "$(cat load1.rc load2.rc load3.rc load4.rc | sort | uniq -c | awk '$2 == 0 { w = $1 } $2 == 1 { l = $1 } END { print w + 0, l + 0 }')" \
+ktap_eq "0 1 1 1" "$(cat load1.rc load2.rc load3.rc load4.rc | sort | xargs)" \
 	"4 concurrent loads: one succeeds, three fail"
 ktap_check '[ -e $PIN/windows ] && [ -e $PIN/sg_config ] && [ "$(ls $PIN/links | wc -l)" -ge 3 ] &&
 	"$S" -j status > /dev/null' "the winner's maps and links are all pinned"
