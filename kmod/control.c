@@ -266,6 +266,7 @@ void sg_control_step(const struct sg_tunables *t, struct sg_pid *pid,
 		out->reason = (!e && !out->p && !out->d && !out->ff) ? SG_R_DEADBAND : SG_R_PID;
 	}
 	out->freq = pid->u_khz;
+	out->u = pid->u_khz;
 	if (in->saturated) {				/* step 2 */
 		out->reason = in->saturated;
 		out->freq = hi;

@@ -41,12 +41,16 @@ DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
 static u32 sg_filter(const struct sg_obs *o, const struct slackgov_sample *s, u64 now)
 {
 	u64 len = clamp_t(u64, s->len_ns, 1, SG_SLACK_LEN_MAX_NS);
-	s64 d;
+	s64 d, step;
 
 	if (!o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS)
 		return s->slack;
 	d = (s64)s->slack - (s64)o->slack_f;
-	return o->slack_f + (s32)div64_s64(d * (s64)len, (s64)(len + SG_SLACK_TAU_NS));
+	step = div64_s64(d * (s64)len, (s64)(len + SG_SLACK_TAU_NS));
+	/* at least one unit toward the sample, so that a steady input is reached exactly */
+	if (!step && d)
+		step = d > 0 ? 1 : -1;
+	return o->slack_f + (s32)step;
 }
 
 /* Store @s as the latest sample of its target on @cpu (replaces that target's slot,

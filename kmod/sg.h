@@ -133,6 +133,7 @@ struct sg_pid {
 struct sg_ctl_out {
 	s32	err;
 	s64	p, i, d, ff;
+	s64	u;		/* the PID's output (freq differs while boosting) */
 	unsigned int freq;
 	enum sg_reason reason;
 };

@@ -55,6 +55,7 @@ TRACE_EVENT(slackgov_decision,
 		__field(s64,		i)
 		__field(s64,		d)
 		__field(s64,		ff)
+		__field(s64,		u)
 		__field(unsigned int,	freq)
 		__field(int,		reason)
 	),
@@ -74,14 +75,15 @@ TRACE_EVENT(slackgov_decision,
 		__entry->i = out->i;
 		__entry->d = out->d;
 		__entry->ff = out->ff;
+		__entry->u = out->u;
 		__entry->freq = out->freq;
 		__entry->reason = out->reason;
 	),
-	TP_printk("policy=%u mode=%s seq=%llu slack=%u raw=%u setpoint=%u cv=%u rps=%u targets=%u load=%u err=%d p=%lld i=%lld d=%lld ff=%lld freq=%u reason=%s",
+	TP_printk("policy=%u mode=%s seq=%llu slack=%u raw=%u setpoint=%u cv=%u rps=%u targets=%u load=%u err=%d p=%lld i=%lld d=%lld ff=%lld u=%lld freq=%u reason=%s",
 		  __entry->cpu, __print_symbolic(__entry->mode, SG_TRACE_MODES),
 		  __entry->seq, __entry->slack, __entry->raw, __entry->setpoint, __entry->cv, __entry->rps,
 		  __entry->targets, __entry->load, __entry->err, __entry->p, __entry->i,
-		  __entry->d, __entry->ff, __entry->freq,
+		  __entry->d, __entry->ff, __entry->u, __entry->freq,
 		  __print_symbolic(__entry->reason, SG_TRACE_REASONS))
 );
 
