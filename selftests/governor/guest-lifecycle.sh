@@ -14,12 +14,13 @@ ktap_note "rmmod said: $out"
 
 # The feed attaches a tp_btf program to sys_enter, which patches the
 # tracepoint's static key in every syscall entry (text_poke_bp: int3, then
-# IPIs).  Done while both vCPUs were hammering syscalls, this froze the TCG
-# guest with both vCPUs spinning at that very site in syscall_trace_enter()
-# (RCU stall / soft lockup, no slackgov frame; see the governor's report in
-# Documentation/governor.rst, "Known emulator problem").  So the feed is
-# attached before the load starts and detached after it stopped: the test
-# is about the governor under load, not about patching live kernel text.
+# IPIs).  Once, done while both vCPUs were hammering syscalls, the TCG guest
+# froze with both vCPUs at that very site in syscall_trace_enter() (RCU
+# stall, one of them inside the int3 handler, no slackgov frame on either;
+# Documentation/governor.rst, "Soft lockup seen in the life-cycle test").
+# So the feed is attached before the load starts and detached after it
+# stopped: this test is about the governor under load, not about patching
+# live kernel text under the emulator.
 feed=""
 [ -x "$INJ" ] && { "$INJ" -C 0,1 -s 300 -d 60000 >/dev/null & feed=$!; sg_defer "kill $feed 2>/dev/null"; }
 sleep 1

@@ -6,13 +6,13 @@
 # TUNE rep,shape,load,config,<lr_step CSV row>,boosts
 # Run from the host:
 #   selftests/vm/run -o build/tune selftests/governor/tune.sh | grep TUNE
-# Configurations: "performance" and "slack:KNOB=V:KNOB=V..." (knobs under
-# /sys/devices/system/cpu/cpufreq/slack/), edited below.
+# Configurations: a governor name, or "slack:KNOB=V:KNOB=V..." (knobs under
+# /sys/devices/system/cpu/cpufreq/slack/); set CONFIGS etc. below.
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
-CONFIGS=${TUNE_CONFIGS:-"performance slack slack:setpoint=500"}
+CONFIGS=${TUNE_CONFIGS:-"performance slack schedutil ondemand"}
 LOADS=${TUNE_LOADS:-"10 30 50 70"}
-REPS=${TUNE_REPS:-2}
+REPS=${TUNE_REPS:-1}
 STEP_S=${TUNE_STEP_S:-5}
 SHAPE=${TUNE_SHAPE:-epoll}
 GOV=/sys/devices/system/cpu/cpufreq/slack
@@ -39,8 +39,8 @@ while [ $rep -le "$REPS" ]; do
 	for load in $LOADS; do
 		for cfg in $CONFIGS; do
 			case $cfg in
-			performance) lr_gov performance ;;
 			slack*) lr_gov slack; set_knobs "${cfg#slack}" ;;
+			*) lr_gov "$cfg" ;;	# performance, schedutil, ondemand, ...
 			esac
 			b0=$(cat $LR_POL1/slack/boosts 2>/dev/null || echo 0)
 			sleep 1
