@@ -65,6 +65,18 @@ enum { SG_NONE, SG_SEND, SG_RECV, SG_WAIT };
  * idle timer (softirq, may interrupt them on the same CPU) in 1 */
 #define SG_SCRATCH_PROG		0
 #define SG_SCRATCH_TIMER	1
+/* batch_cv(): recvs needed for a value (one interval is no variation), and
+ * the longest span carried to get them: 1 s, the interval clamp */
+#define SG_CV_MIN_RECVS		2
+#define SG_CV_SPAN_NS		1000000000ULL
+/* ... and its bounds: requests counted (2^24, as for the intervals), sums
+ * beyond which the integer math would overflow (never reached: a span of
+ * 1 s holds at most 2^24 intervals of at most 1 s), and the largest value,
+ * the largest the module accepts (SG_CV_MAX in kmod/kfunc.c: CV 1000) */
+#define SG_CV_MAX_REQS		(1ULL << 24)
+#define SG_CV_MAX_SUM		(1ULL << 44)
+#define SG_CV_MAX_SQ		(1ULL << 63)
+#define SG_CV_CLAMP		1000000ULL
 /* Processes of targets tracked for exit detection (all targets together). */
 #define SG_MAX_PROCS		8192
 #define SG_CLOCK_MONOTONIC	1	/* uapi/linux/time.h; not in vmlinux.h */
@@ -92,6 +104,8 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 nr_procs;		/* live processes classified into the slot */
 	__u64 uncounted;	/* a process could not be tracked: never "exited" */
 	__u64 armed;		/* the idle timer runs */
+	/* batch_cv(): inter-arrival moments carried over windows with few recvs */
+	__u64 cv_reqs, cv_recvs, cv_sum_us, cv_sq_us2, cv_start_ns, last_cv;
 };
 
 struct sg_proc {		/* procs map: a target process, for exit detection */
@@ -270,6 +284,7 @@ static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct 
 		a->cpus[i] = a->last_cpus[i] = 0;
 	a->nr_procs = 0;
 	a->uncounted = 0;
+	a->cv_reqs = a->cv_recvs = a->cv_sum_us = a->cv_sq_us2 = a->cv_start_ns = a->last_cv = 0;
 	a->incarn++;
 	a->kind = m->kind;
 	a->key[0] = m->key[0];
@@ -457,6 +472,51 @@ static __always_inline void moments(__u64 n, __u64 sum, __u64 sq, __u64 *mean_ns
 	*var_us2 = sq / n > m * m ? sq / n - m * m : 0;
 }
 
+/*
+ * The saturation signal (see the DOC block "cv"): the coefficient of
+ * variation of the intervals between request arrivals as the application
+ * receives them.  A recv that delivers k requests at once (counted by the
+ * answers: requests = max(sends, recvs)) is its gap and k - 1 zero
+ * intervals.  The moments span at least SG_CV_MIN_RECVS recvs: a window with
+ * fewer carries them into the next, for up to SG_CV_SPAN_NS.  Runs under the
+ * closing flag (plain updates of the cv_* carry).
+ */
+static __always_inline __u32 batch_cv(struct sg_acc *a, const struct slackgov_window *w,
+				      __u64 nsend, __u64 nrecv, __u64 rsum, __u64 rsq, __u64 now)
+{
+	__u64 n, m_ns, var, cv;
+
+	if (!nsend && !nrecv) {
+		a->cv_reqs = a->cv_recvs = a->cv_sum_us = a->cv_sq_us2 = a->cv_start_ns = 0;
+		return 0;		/* idle: no queue */
+	}
+	if (!a->cv_start_ns)
+		a->cv_start_ns = w->start_ns;
+	a->cv_reqs += nsend > nrecv ? nsend : nrecv;
+	a->cv_recvs += nrecv;
+	a->cv_sum_us += rsum;
+	a->cv_sq_us2 += rsq;
+	if (a->cv_recvs < SG_CV_MIN_RECVS && now - a->cv_start_ns < SG_CV_SPAN_NS)
+		return a->last_cv;	/* too few recvs yet: carry, repeat the last value */
+	n = a->cv_reqs;
+	if (n > SG_CV_MAX_REQS)
+		n = SG_CV_MAX_REQS;
+	cv = 0;
+	if (a->cv_sum_us && a->cv_sq_us2 <= SG_CV_MAX_SQ && a->cv_sum_us <= SG_CV_MAX_SUM) {
+		/* sum <= 2^44 us: * 1000 fits; mean <= 1 s: m_ns^2 <= 10^18 fits */
+		m_ns = a->cv_sum_us * 1000 / n;
+		var = a->cv_sq_us2 / n;
+		var = var > m_ns * m_ns / 1000000 ? var - m_ns * m_ns / 1000000 : 0;
+		if (m_ns)
+			cv = sg_isqrt(var) * 1000000 / m_ns;	/* sqrt(var) < 2^24 */
+	}
+	if (cv > SG_CV_CLAMP)
+		cv = SG_CV_CLAMP;
+	a->cv_reqs = a->cv_recvs = a->cv_sum_us = a->cv_sq_us2 = a->cv_start_ns = 0;
+	a->last_cv = cv;
+	return cv;
+}
+
 static __always_inline __u64 xchg0(__u64 *p)
 {
 	return __sync_lock_test_and_set(p, 0);
@@ -475,7 +535,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	struct slackgov_sample *s;
 	struct slackgov_window *w;
 	struct sg_acc *a;
-	__u64 window_ns, len, nsend, nrecv, workers, blocked, denom, m;
+	__u64 window_ns, len, nsend, nrecv, workers, blocked, denom, m, rsum, rsq;
 	__u32 i, window_sends, flags = flags_in & ~SG_F_TIMER;
 	bool any = false;
 
@@ -521,7 +581,9 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	workers = xchg0(&a->nr_workers);
 	w->nr_threads = workers;
 	moments(nsend, xchg0(&a->send_sum_us), xchg0(&a->send_sq_us2), &w->send_mean_ns, &w->send_var_us2);
-	moments(nrecv, xchg0(&a->recv_sum_us), xchg0(&a->recv_sq_us2), &w->recv_mean_ns, &w->recv_var_us2);
+	rsum = xchg0(&a->recv_sum_us);
+	rsq = xchg0(&a->recv_sq_us2);
+	moments(nrecv, rsum, rsq, &w->recv_mean_ns, &w->recv_var_us2);
 	m = xchg0(&a->wait_sum_ns);
 	w->wait_mean_ns = w->nr_wait ? m / w->nr_wait : 0;
 	blocked = xchg0(&a->blocked_ns);
@@ -538,8 +600,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	w->blocked_ns = blocked;
 	w->rps = nsend * 1000000000ULL / len;
 	w->util = w->oncpu_ns * SLACKGOV_ONE / len;
-	if (w->recv_mean_ns >= 1000)
-		w->cv = sg_isqrt(w->recv_var_us2) * SLACKGOV_ONE / (w->recv_mean_ns / 1000);
+	w->cv = batch_cv(a, w, nsend, nrecv, rsum, rsq, now);
 	if (!nsend && !nrecv)
 		flags |= SLACKGOV_SAMPLE_IDLE;
 	w->flags = flags;

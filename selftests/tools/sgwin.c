@@ -3,9 +3,13 @@
  * sgwin.c - print one target slot of the pinned windows map as name=value
  * lines, for shell tests that have no JSON parser (the busybox guest).
  *
- * Usage: sgwin [-s SLOT] [-a]
+ * Usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b]]
  *   -s  target slot (default 0)
  *   -a  also every window of the history ring, oldest first
+ *   -f  follow: collect every window that closes in the next SECONDS (the
+ *       ring is read every -i MS, default 40: it holds 16 windows), then
+ *       print one "follow" line of aggregates instead (see follow())
+ *   -b  with -f: only the span from the first to the last window with a send
  * Output:
  *   now_ns=N head=N total_send=N total_ns=N      (now: CLOCK_MONOTONIC, the
  *                                                 clock of the windows' times)
@@ -13,6 +17,8 @@
  *   hist seq=N ...                               (with -a)
  * Exit: 0, 1 when the map cannot be read.
  */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,24 +44,122 @@ static void print_window(const char *tag, const struct slackgov_window *w)
 	       (unsigned long long)w->oncpu_ns, (unsigned long long)w->cpus[0]);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	__u32 x = *(const __u32 *)a, y = *(const __u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define SGWIN_MAX_FOLLOW	100000	/* windows kept by -f: 1000 s of 10 ms */
+
+struct sgwin_agg {
+	double n, sends, recvs, len, slack, s1, s2, busy, blocked;
+	__u64 ncv;
+};
+
+/*
+ * Aggregates of the windows closed while following: sends and recvs summed,
+ * rps = sends * 1e9 / summed window length (the windows' own rps weighted by
+ * their length), slack weighted by length, the median of the cv of the
+ * windows that saw requests, and the inter-recv moments pooled over all
+ * windows (cv_pool, recv_var_us2).  With @busy_span, only the windows from
+ * the first to the last one with a send count (a load run between idle
+ * periods).  "missed" counts windows that fell out of the ring between reads.
+ */
+static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span,
+		  struct slackgov_target_state *st)
+{
+	static __u32 cvs[SGWIN_MAX_FOLLOW];
+	struct sgwin_agg cur = {}, out = {};
+	__u64 seen, i, head, missed = 0;
+	bool started = !busy_span;
+	struct timespec ts;
+	double t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
+	if (bpf_map_lookup_elem(fd, &slot, st))
+		return 1;
+	seen = st->head;
+	do {
+		usleep(period_ms * 1000);
+		if (bpf_map_lookup_elem(fd, &slot, st))
+			return 1;
+		head = st->head;
+		if (head < seen)
+			seen = head;	/* the slot was cleared */
+		if (head - seen > SLACKGOV_HISTORY) {
+			missed += head - seen - SLACKGOV_HISTORY;
+			seen = head - SLACKGOV_HISTORY;
+		}
+		for (i = seen; i < head; i++) {
+			const struct slackgov_window *w = &st->hist[i % SLACKGOV_HISTORY];
+			double l = (double)(w->end_ns - w->start_ns), m = w->recv_mean_ns / 1e3;
+
+			if (!started && !w->nr_send)
+				continue;
+			started = true;
+			cur.n++;
+			cur.sends += w->nr_send;
+			cur.recvs += w->nr_recv;
+			cur.len += l;
+			cur.slack += w->slack * l;
+			cur.busy += w->busy_ns;
+			cur.blocked += w->blocked_ns;
+			cur.s1 += (double)w->nr_recv * m;
+			cur.s2 += (double)w->nr_recv * (w->recv_var_us2 + m * m);
+			if ((w->nr_send || w->nr_recv) && cur.ncv < SGWIN_MAX_FOLLOW)
+				cvs[cur.ncv++] = w->cv;	/* windows with requests */
+			if (!busy_span || w->nr_send)
+				out = cur;
+		}
+		seen = head;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t = ts.tv_sec + ts.tv_nsec / 1e9;
+	} while (t - t0 < secs);
+	qsort(cvs, out.ncv, sizeof(cvs[0]), cmp_u32);
+	{
+		double mean = out.recvs ? out.s1 / out.recvs : 0;
+		double var = out.recvs ? out.s2 / out.recvs - mean * mean : 0;
+
+		if (var < 0)
+			var = 0;
+		printf("follow windows=%.0f missed=%llu sends=%.0f recvs=%.0f len_ns=%.0f rps=%.3f "
+		       "slack=%.1f slack_pool=%.1f cv_median=%u cv_windows=%llu recv_mean_us=%.1f "
+		       "recv_var_us2=%.0f cv_pool=%.1f\n",
+		       out.n, (unsigned long long)missed, out.sends, out.recvs, out.len,
+		       out.len ? out.sends * 1e9 / out.len : 0, out.len ? out.slack / out.len : 0,
+		       out.busy + out.blocked ? 1000 * out.blocked / (out.busy + out.blocked) : 0,
+		       out.ncv ? cvs[out.ncv / 2] : 0, (unsigned long long)out.ncv, mean, var,
+		       mean ? 1000 * sqrt(var) / mean : 0);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct slackgov_target_state *st;
 	struct timespec ts;
-	int slot = 0, all = 0, fd, opt;
+	int slot = 0, all = 0, fd, opt, period_ms = 40;
+	bool busy_span = false;
+	double secs = 0;
 	__u32 key;
 	__u64 i, n;
 
-	while ((opt = getopt(argc, argv, "s:a")) != -1) {
+	while ((opt = getopt(argc, argv, "s:af:i:b")) != -1) {
 		switch (opt) {
 		case 's': slot = atoi(optarg); break;
 		case 'a': all = 1; break;
+		case 'f': secs = atof(optarg); break;
+		case 'i': period_ms = atoi(optarg); break;
+		case 'b': busy_span = true; break;
 		default:
-			fprintf(stderr, "usage: sgwin [-s SLOT] [-a]\n");
+			fprintf(stderr, "usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b]]\n");
 			return 2;
 		}
 	}
-	if (slot < 0 || slot >= SLACKGOV_MAX_TARGETS) {
+	if (slot < 0 || slot >= SLACKGOV_MAX_TARGETS || period_ms <= 0 || secs < 0) {
 		fprintf(stderr, "sgwin: error: slot out of range\n");
 		return 2;
 	}
@@ -66,6 +170,8 @@ int main(int argc, char **argv)
 		perror("sgwin: windows map");
 		return 1;
 	}
+	if (secs > 0)
+		return follow(fd, key, secs, period_ms, busy_span, st);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	printf("now_ns=%llu head=%llu total_send=%llu total_ns=%llu\n",
 	       (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec,
