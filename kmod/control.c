@@ -48,16 +48,15 @@
  *    they were busy through it), this decision asks for the policy's max at
  *    once, whatever the PID says, without the rate limit, and mode is
  *    ``boost``.  It is decided on the single window, not on the average, so
- *    that the first saturated window already boosts.  The boost overrides
- *    one decision only: the PID keeps running on the averaged slack (which
- *    the collapsed window pulls down).  The boost is held (reason
+ *    that the first saturated window already boosts.  The boost does not
+ *    touch the PID: it keeps running on the averaged slack (which the
+ *    collapsed window pulls down).  The boost is held (reason
  *    ``saturated-drain``) until a window of that target shows slack back at
  *    its setpoint: the queue that built up is drained at max, not at the
  *    frequency that let it build.  Then the PID's output applies again.
- *    (The first cut restarted the PID from max after a boost; since single
- *    windows collapse now and then at any load, that pinned the frequency
- *    near max: in make demo at 100-300 req/s it spent most of its time
- *    walking down from boosts.)
+ *    (The first cut restarted the PID from max after every boost and
+ *    stepped on single windows; in make demo its frequency swung over the
+ *    whole table within a second at 100-300 req/s.)
  *
  * 3. **Deadband.**  e = e_min shrunk by ``deadband`` toward zero::
  *
