@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+# fidelity.sh - the fidelity run shared by host-fidelity.sh and
+# guest-fidelity.sh (POSIX sh: the guest's busybox ash sources it too).
+#
+# One epoll sgserver worker on CPU 1, the open-loop sgclient on CPU 0.  The
+# capacity C is estimated from a light calibration step (C = rate / busy
+# share, busy share = 1 - slack), so that the levels are fractions of what
+# this machine delivers now, not of a nominal figure.  Then FID_LEVELS (in
+# percent of C; FID_PASSES passes, up then down, averaged per level) and one
+# step at FID_SAT percent of C (saturation).  Per step: the client's achieved
+# rps, and from the windows of the run (sgwin -f -b: the first to the last
+# window with a send) the observed rps, the length-weighted slack and the
+# median cv of the windows with requests.
+#
+# Checks: observed vs achieved rps over the levels, least squares with
+# intercept: R^2 >= 0.999 and |slope - 1| <= 0.02; slack falls level by
+# level; cv at saturation >= 3x cv at 50% (the level nearest 50).
+#
+# Caller sets: B (tools), S (slackctl), FID_SVC_US, FID_NOMINAL (a guess of
+# the capacity in req/s, for the calibration step only), FID_DUR (s per
+# step), FID_TAIL (s the window sampler runs past the client), FID_PASSES,
+# FID_RT (command prefix for the server and client, e.g. "chrt -f 50").
+
+FID_LEVELS=${FID_LEVELS:-"10 25 40 50 70 90"}
+FID_SAT=${FID_SAT:-150}
+
+# fid_field NAME FILE: NAME=value of the first line of FILE
+fid_field() { tr ' ' '\n' < "$2" | sed -n "s/^$1=//p" | head -n 1; }
+
+# fid_step RATE: one load step; sets FR_CLIENT FR_OBS FR_SLACK FR_CV FR_MISSED
+fid_step() {
+	"$B/sgwin" -s "$FID_SLOT" -f "$(awk -v d="$FID_DUR" -v t="$FID_TAIL" 'BEGIN { print d + t }')" \
+		-b > fw.out &
+	_w=$!
+	sleep 0.1
+	$FID_RT taskset -c 0 "$B/sgclient" -p "$FID_PORT" -r "$1" -d "$FID_DUR" -c 4 -j -g 0.3 \
+		> fc.out 2> fc.err
+	wait $_w
+	FR_CLIENT=$(sed -n 's/.*"rps": \([0-9.]*\).*/\1/p' fc.out)
+	FR_OBS=$(fid_field rps fw.out)
+	FR_SLACK=$(fid_field slack fw.out)
+	FR_CV=$(fid_field cv_median fw.out)
+	FR_MISSED=$(fid_field missed fw.out)
+	: "${FR_CLIENT:=0}" "${FR_OBS:=0}" "${FR_SLACK:=0}" "${FR_CV:=0}"
+}
+
+# fid_run: the whole run; prints notes, leaves fid.tab (pct client obs slack cv)
+fid_run() {
+	$FID_RT taskset -c 1 "$B/sgserver" -p 0 -t 1 -s "$FID_SVC_US" > fsrv.out 2> fsrv.err &
+	FID_SPID=$!
+	sg_defer "kill $FID_SPID"
+	for _i in $(seq 1 60); do grep -q ready fsrv.out && break; sleep 0.25; done
+	FID_PORT=$(awk '/ready/ { print $2 }' fsrv.out)
+	FID_SLOT=$("$S" -j target add --pid $FID_SPID | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
+	[ -n "$FID_PORT" ] && [ -n "$FID_SLOT" ] || { ktap_note "server or target failed"; return 1; }
+
+	# calibration: a step that leaves the worker mostly waiting (slack >=
+	# 400), else again at a third of the rate: near saturation the busy share
+	# no longer scales with the rate
+	_r=$((FID_NOMINAL * 30 / 100))
+	for _i in 1 2 3 4; do
+		fid_step $_r
+		ktap_note "calibration at $_r req/s: observed $FR_OBS req/s, slack $FR_SLACK"
+		awk -v s="$FR_SLACK" 'BEGIN { exit !(s >= 400) }' && break
+		_r=$((_r / 3))
+	done
+	FID_CAP=$(awk -v o="$FR_OBS" -v s="$FR_SLACK" \
+		'BEGIN { b = 1 - s / 1000; if (b < 0.05) b = 0.05; printf "%d", o / b }')
+	ktap_note "capacity ~$FID_CAP req/s (observed rate / busy share)"
+
+	: > fid.raw
+	_p=1
+	while [ $_p -le "$FID_PASSES" ]; do
+		if [ $((_p % 2)) = 1 ]; then _lv=$FID_LEVELS
+		else _lv=$(echo $FID_LEVELS | tr ' ' '\n' | sort -rn | tr '\n' ' '); fi
+		for _pct in $_lv; do
+			fid_step $((FID_CAP * _pct / 100))
+			echo "$_pct $FR_CLIENT $FR_OBS $FR_SLACK $FR_CV" >> fid.raw
+			ktap_note "pass $_p, $_pct% ($((FID_CAP * _pct / 100)) req/s): client $FR_CLIENT, observed $FR_OBS req/s, slack $FR_SLACK, cv $FR_CV, missed windows $FR_MISSED"
+		done
+		_p=$((_p + 1))
+	done
+	# per level: means over the passes
+	awk '{ c[$1] += $2; o[$1] += $3; s[$1] += $4; v[$1] += $5; n[$1]++ }
+	     END { for (k in n) printf "%d %.3f %.3f %.1f %.1f\n", k, c[k]/n[k], o[k]/n[k], s[k]/n[k], v[k]/n[k] }' \
+		fid.raw | sort -n > fid.tab
+	fid_step $((FID_CAP * FID_SAT / 100))
+	FID_SAT_CV=$FR_CV
+	ktap_note "saturation, $FID_SAT% ($((FID_CAP * FID_SAT / 100)) req/s): client $FR_CLIENT, observed $FR_OBS req/s, slack $FR_SLACK, cv $FR_CV"
+	kill $FID_SPID 2>/dev/null
+	"$S" target del --pid $FID_SPID > /dev/null 2>&1
+	return 0
+}
+
+# fid_checks: the four checks on fid.tab
+fid_checks() {
+	_fit=$(awk '{ n++; x += $2; y += $3; xx += $2*$2; yy += $3*$3; xy += $2*$3 }
+		END { sxx = xx - x*x/n; syy = yy - y*y/n; sxy = xy - x*y/n;
+		      if (sxx <= 0 || syy <= 0) { print "0 0 0"; exit }
+		      printf "%.6f %.5f %.6f\n", sxy*sxy/(sxx*syy), sxy/sxx, (y - sxy/sxx*x)/n }' fid.tab)
+	set -- $_fit
+	ktap_note "observed = $2 * achieved + $3 req/s, R^2 = $1 over $(wc -l < fid.tab) levels"
+	ktap_check "awk 'BEGIN { exit !($1 >= 0.999) }'" "observed vs achieved rps: R^2 >= 0.999 ($1)"
+	ktap_check "awk 'BEGIN { exit !($2 >= 0.98 && $2 <= 1.02) }'" "observed vs achieved rps: slope within 2% of 1 ($2)"
+	_sl=$(awk '{ printf "%s ", $4 }' fid.tab)
+	ktap_check "awk '{ if (NR > 1 && \$4 >= p) bad = 1; p = \$4 } END { exit bad }' fid.tab" \
+		"slack falls level by level ($_sl)"
+	_cv50=$(awk '{ d = $1 - 50; if (d < 0) d = -d; if (NR == 1 || d < best) { best = d; cv = $5 } }
+		END { printf "%d", cv }' fid.tab)
+	ktap_check "[ \"$FID_SAT_CV\" -ge $((_cv50 * 3)) ] && [ \"$FID_SAT_CV\" -gt 0 ]" \
+		"saturation signal: cv at saturation ($FID_SAT_CV) >= 3x cv at 50% ($_cv50)"
+}

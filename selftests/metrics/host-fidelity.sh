@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0
+# host-fidelity.sh - the metrics against the project's client on the host
+# kernel (fidelity.sh): observed rps vs the client's achieved rps over six
+# load levels from 10% to 90% of capacity (R^2, slope), slack falling with
+# load, and the saturation signal (cv) at saturation vs 50% load.
+. "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/metrics/fidelity.sh"
+
+S=$SG_BUILD/userctl/slackctl
+B=$SG_BUILD/selftests
+[ -x "$S" ] || ktap_skip_all "slackctl not built"
+[ -e /sys/fs/bpf/slackgov ] && ktap_skip_all "slackgov is in use on this machine"
+[ "$(nproc)" -ge 2 ] || ktap_skip_all "needs 2 CPUs"
+sg_defer "$S unload"
+
+# 200 us of work: ~5000 req/s nominal on an idle CPU; the server and the
+# client run SCHED_FIFO so that other tenants' work (QEMU guests of the other
+# tests) does not preempt them; two passes (up, down) average the drift of
+# this shared machine's speed
+FID_SVC_US=200 FID_NOMINAL=4000 FID_DUR=2 FID_TAIL=0.6 FID_PASSES=2 FID_RT="chrt -f 50"
+
+ktap_plan 4
+"$S" load > /dev/null
+fid_run || ktap_note "the run failed"
+fid_checks
+ktap_finished
