@@ -88,7 +88,6 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 		struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);
 		struct sg_obs obs[SG_CPU_SLOTS];
 		u32 cpu_min = U32_MAX;
-		bool cpu_sat = false;
 		unsigned long flags;
 
 		raw_spin_lock_irqsave(&c->lock, flags);
@@ -117,19 +116,20 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 				in->target = o->target;
 			}
 			in->cv = max(in->cv, o->cv);
-			if (sat_cv && o->cv > sat_cv) {
+			if (sat_cv && o->cv > sat_cv)
 				in->saturated = SG_R_SAT_CV;
-				cpu_sat = true;
-			} else if (o->slack < SG_COLLAPSE_SLACK) {
-				if (!in->saturated)
-					in->saturated = SG_R_SAT_SLACK;
-				cpu_sat = true;
-			}
+			else if (o->slack < SG_COLLAPSE_SLACK && !in->saturated)
+				in->saturated = SG_R_SAT_SLACK;
 			cpu_min = min(cpu_min, o->slack_f);
 		}
-		/* idle depth: tight near saturation, none with room, else as it is */
+		/*
+		 * Idle depth from the averaged slack only: tight near saturation,
+		 * none with room, else as it is.  Not from single windows, which
+		 * collapse now and then at any load: each would forbid deep
+		 * states until the average rose above idle_relax_slack.
+		 */
 		if (cpu_min != U32_MAX) {
-			if (cpu_sat || cpu_min < tight)
+			if (cpu_min < tight)
 				sg_qos_want(sp, cpu, lat);
 			else if (cpu_min > relax)
 				sg_qos_want(sp, cpu, SG_QOS_NONE);

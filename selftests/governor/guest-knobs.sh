@@ -56,7 +56,7 @@ ktap_eq "$snapshot" "$(all_knobs)" "every knob reads back what it held before th
 ktap_eq "450 300 200 0 50 1500 50 0" \
 	"$(for n in setpoint kp ki kd deadband sat_cv stale_ms safe_khz; do knob $n; done | xargs)" \
 	"control knobs read back their defaults"
-ktap_eq "225 550 20 0" \
+ktap_eq "150 350 20 0" \
 	"$(for n in idle_tight_slack idle_relax_slack idle_latency_us ff_gain; do knob $n; done | xargs)" \
 	"idle and feed-forward knobs read back their defaults"
 ktap_cmp "$(knob rate_limit_us)" -gt 0 "rate_limit_us defaults from the driver ($(knob rate_limit_us) us)"
