@@ -8,11 +8,123 @@
  *   sg_enter   tp_btf/sys_enter     classify the thread, start a wait
  *   sg_exit    tp_btf/sys_exit      count sends/recvs/waits, close windows
  *   sg_switch  tp_btf/sched_switch  on-CPU time, CPUs, close overdue windows
+ *   sg_pexit   tp_btf/sched_process_exit  a target's last process exits
+ *   sg_idle_cb bpf_timer callback (one timer per target): idle windows
  * Built twice: slackgov.bpf.o (metrics only: loads on any kernel with BTF)
  * and slackgov_feed.bpf.o (SG_FEED: also calls the kfunc, so it loads only
  * when slackgov.ko is loaded).  slackctl load picks one.
- * The metrics and their integer bounds are defined in Documentation/metrics.rst.
+ * The metrics and their integer bounds: the DOC block below, pulled into
+ * Documentation/metrics.rst.
  */
+
+/**
+ * DOC: request metrics
+ *
+ * Per target (a process by PID, every process of a name, or a cgroup v2
+ * directory) and per *window*, from the target's syscalls only.  All
+ * integer; ratios in thousandths (1000 == 1.0); ``len`` is the window's
+ * length in ns.
+ *
+ * 1. **Window.**  A window closes ``window`` ns after it opened (default
+ *    10 ms; ``sg_config.window_ns``), or after ``window_sends`` sends when
+ *    that is non-zero (by count; with ``window`` 0, by count only).  The
+ *    check runs at each syscall exit of a target thread, when a target
+ *    thread leaves a CPU, and from a per-target ``bpf_timer`` (the *idle
+ *    timer*, armed when a thread of the target is first classified, re-armed
+ *    for the next due time): an idle target, blocked with no syscall and not
+ *    running, still closes its windows on time.  They carry no request:
+ *    ``rps`` 0, ``slack`` 1000, ``cv`` 0, flag ``SLACKGOV_SAMPLE_IDLE``.  In
+ *    count-only mode the timer closes a window that had no send for 10 ms.
+ *    The timer stops when the target is deleted or its last process exits;
+ *    that exit closes a last window flagged ``SLACKGOV_SAMPLE_EXITED``, and
+ *    then windows stop: the governor's stale rule takes over (safe
+ *    frequency), as documented for a lost signal.  A target is known from
+ *    its first syscall after it was added: one that never makes one (blocked
+ *    since before) publishes nothing until it wakes.
+ *
+ * 2. **Counted calls.**  Successful calls of the send family (``sendto``,
+ *    ``sendmsg``, ``sendmmsg``, ``write``/``writev`` on a socket) and of the
+ *    recv family (``recvfrom``, ``recvmsg``, ``recvmmsg``, ``read``/``readv``
+ *    on a socket) that moved at least one byte (a read of 0 is the peer's
+ *    close); waits (``poll``, ``select``, ``epoll_wait``, ``pselect6``,
+ *    ``ppoll``, ``epoll_pwait``, ``epoll_pwait2``) that returned events.
+ *
+ * 3. **Observed RPS.**  ``rps = nr_send * 10^9 / len``: one send per answer.
+ *    Over a run, the windows' rps weighted by their length is
+ *    sum(nr_send) / sum(len).
+ *
+ * 4. **Interval moments.**  For sends and for recvs of the target (any
+ *    thread), the interval since the previous one, in us, clamped to 1 s
+ *    (SG_IV_MAX_US): the window sums ``n``, ``sum(iv)`` and ``sum(iv^2)``
+ *    with atomic adds; ``mean = sum / n``, ``var = sum(iv^2) / n - mean^2``
+ *    (in us^2).  Bounds: iv <= 10^6, so iv^2 <= 10^12 and a window of up to
+ *    2^24 intervals keeps sum(iv^2) <= 1.7 * 10^19 < 2^64; a window holds
+ *    fewer (2^24 in 10 ms would be 1.6 * 10^9 calls/s).  A gap longer than
+ *    1 s (a target idle for hours, then one request) counts as 1 s, so no
+ *    sum can overflow whatever the idle time; a clock that does not advance
+ *    between two calls adds no interval.  A window with one interval has
+ *    variance 0.
+ *
+ * 5. **cv, the saturation signal.**  The coefficient of variation of the
+ *    intervals between request *arrivals* as the application takes them:
+ *    a recv that returns k requests at once (k counted by answers:
+ *    ``requests = max(nr_send, nr_recv)``) is its gap followed by k - 1 zero
+ *    intervals::
+ *
+ *        mean = sum(iv) / requests,  var = sum(iv^2) / requests - mean^2
+ *        cv   = 1000 * sqrt(var) / mean
+ *
+ *    in integer math (mean in ns, ``sum(iv) * 1000`` < 2^64 for
+ *    sum(iv) < 2^44 us; a bit-by-bit square root of var < 2^48).  A window
+ *    with fewer than 2 recvs carries its sums into the next one (for up to
+ *    1 s) and repeats the last value; ``cv`` is capped at 10^6 (CV 1000, the
+ *    largest the module accepts).  Open-loop Poisson arrivals give about
+ *    1000 below saturation.  Why not the plain CV of inter-recv intervals:
+ *    at saturation the requests of an open-loop client pile up in the
+ *    socket buffers and each read returns the backlog, so recvs become
+ *    *rarer and more regular* (measured on the host: 10 ms windows with 0
+ *    or 1 recv, CV of the recvs 0.3 against 0.6-0.9 at 50% load): that
+ *    signal falls at saturation.  Counting the requests of a batch read as
+ *    simultaneous arrivals makes the backlog visible: cv = sqrt(k - 1)
+ *    for batches of k, 9-20 (9000-20000) at saturation on the host against
+ *    0.6-0.7 at 50% load.  The per-recv ``recv_mean_ns`` and
+ *    ``recv_var_us2`` are published unchanged.
+ *
+ * 6. **Slack.**  The share of the workers' time spent waiting for work::
+ *
+ *        slack = 1000 * blocked / (blocked + busy)
+ *
+ *    where, over the threads of the target, ``blocked`` sums the durations
+ *    of waits that returned events and ``busy`` the time from each wait's
+ *    return to the same thread's next wait, both clipped to the window; only
+ *    completed segments count, so N workers each 40% busy give slack 600
+ *    whatever N: the share is normalized per busy worker (threads that
+ *    completed a wait in the window, ``nr_threads``).  A window with
+ *    requests but no completed segment is saturated (0); one with nothing
+ *    is idle (1000).  Waits that returned no event (timer wakes) count in
+ *    neither.
+ *
+ * 7. **Utilization.**  On-CPU time of the target's threads from
+ *    ``sched_switch``, ``util = 1000 * oncpu_ns / len`` (2000 = two CPUs
+ *    busy), and the CPUs they ran on (``cpus``; a window in which the target
+ *    did not run names those of its last running window, so the module
+ *    knows which policies an idle window concerns).
+ *
+ * 8. **Blind spots.**  io_uring submissions and completions are not
+ *    syscalls of the send/recv families, nor is ``io_uring_enter`` a wait:
+ *    an io_uring server is invisible (idle windows only).  Pipelined
+ *    requests in one read count as one recv (cv accounts for them through
+ *    the sends; ``nr_recv`` and the recv moments do not).  Multi-stage
+ *    servers (a front thread receives, a pool answers; or one request
+ *    causes several sends, or a backend connection's traffic) inflate
+ *    ``rps`` by the sends per request, and slack mixes the stages' threads.
+ *    Timer-only waits (a wait that returns 0) are ignored, so a server that
+ *    polls with short timeouts and handles events on another path looks
+ *    busy.  Sends of answers by another process (a proxy) are not the
+ *    target's.  A target that was blocked since before it was added is seen
+ *    at its first syscall only.
+ */
+
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
