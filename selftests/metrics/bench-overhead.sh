@@ -1,0 +1,100 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# bench-overhead.sh - what the BPF side costs, side by side in one run on
+# the host (root, BPF; a benchmark, not a pass/fail test):
+#   - per syscall of an untraced process (getppid loop), slackgov loaded;
+#   - per counted event of a target (send + recv of a byte on a socketpair:
+#     two counted calls), the process a target by name;
+#   - both as ns added and as a ratio to the same loop with no programs.
+# REPS repetitions (default 9), the three conditions interleaved in a
+# rotating order, the loops SCHED_FIFO on CPU 1; medians over repetitions
+# (each repetition: sgloop's fastest of its runs).  Also the programs' own
+# run time per call from kernel.bpf_stats_enabled.
+# Human-readable lines, then, as the LAST line, one JSON object:
+#   {"baseline_ns": getppid with nothing attached,
+#    "untraced_ns": added per syscall, untraced, "untraced_ratio",
+#    "traced_ns": added per counted event (send or recv) of a target,
+#    "traced_ratio", "baseline_sendrecv_ns", "untraced_sendrecv_ns",
+#    "target_other_ns": added per uncounted syscall (getppid) of a target,
+#    "reps", "prog_ns": {program: ns per run}}
+# Usage: bench-overhead.sh [REPS]
+set -u
+TOP=${SG_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
+BUILD=${SG_BUILD:-$TOP/build}
+S=$BUILD/userctl/slackctl
+REPS=${1:-9}
+ITERS=200000	# ~40 ms of getppid per run: short enough to fall between stalls
+RUNS=5
+
+die() { echo "bench-overhead: $*" >&2; echo "{\"error\": \"$*\"}"; exit 1; }
+[ "$(id -u)" = 0 ] || die "needs root"
+[ -x "$S" ] && [ -x "$BUILD/selftests/sgloop" ] || die "build first (make)"
+mountpoint -q /sys/fs/bpf || mount -t bpf bpf /sys/fs/bpf
+[ -e /sys/fs/bpf/slackgov ] && die "slackgov is loaded: unload it first"
+
+work=$(mktemp -d)
+trap '"$S" unload >/dev/null 2>&1; rm -rf "$work"; [ -n "${stats_old:-}" ] && sysctl -qw kernel.bpf_stats_enabled=$stats_old' EXIT
+U=sgl-u$$; T=sgl-t$$	# two names: one untraced, one a target by name
+cp "$BUILD/selftests/sgloop" "$work/${U:0:15}"
+cp "$BUILD/selftests/sgloop" "$work/${T:0:15}"
+U=$work/${U:0:15} T=$work/${T:0:15}
+cpu=$(( $(nproc) > 1 ? 1 : 0 ))
+
+run() { chrt -f 50 taskset -c $cpu "$1" -n $ITERS -r $RUNS; }	# -> "getppid_ns X sendrecv_ns Y"
+load() { "$S" load >/dev/null && "$S" target add --comm "$(basename "$T")" >/dev/null; }
+
+: > "$work/none"; : > "$work/untraced"; : > "$work/target"
+for r in $(seq 1 "$REPS"); do
+	if [ $((r % 2)) = 1 ]; then
+		run "$U" >> "$work/none"
+		load || die "slackctl load failed"
+		run "$U" >> "$work/untraced"; run "$T" >> "$work/target"
+		"$S" unload >/dev/null
+	else
+		load || die "slackctl load failed"
+		run "$T" >> "$work/target"; run "$U" >> "$work/untraced"
+		"$S" unload >/dev/null
+		run "$U" >> "$work/none"
+	fi
+done
+
+# the programs' own cost per run, with a target loop running
+stats_old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
+prog_json=""
+if [ -n "$stats_old" ] && load; then
+	sysctl -qw kernel.bpf_stats_enabled=1
+	run "$T" > /dev/null; run "$U" > /dev/null
+	for l in /sys/fs/bpf/slackgov/links/*; do
+		p=$(basename "$l")
+		id=$(bpftool -j link show pinned "$l" 2>/dev/null | sed -n 's/.*"prog_id":\([0-9]*\).*/\1/p')
+		[ -n "$id" ] || continue
+		ns=$(bpftool -j prog show id "$id" | sed -n 's/.*"run_time_ns":\([0-9]*\),"run_cnt":\([0-9]*\).*/\1 \2/p' |
+			awk '{ if ($2) printf "%.1f", $1 / $2; else print "null" }')
+		prog_json="$prog_json${prog_json:+, }\"$p\": ${ns:-null}"
+	done
+	sysctl -qw kernel.bpf_stats_enabled="$stats_old"
+	"$S" unload >/dev/null
+fi
+
+med() {	# med FILE COLUMN
+	awk -v c="$2" '{ print $c }' "$1" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR % 2) printf "%.1f", v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+gp0=$(med "$work/none" 2) sr0=$(med "$work/none" 4)
+gpu=$(med "$work/untraced" 2) sru=$(med "$work/untraced" 4)
+gpt=$(med "$work/target" 2) srt=$(med "$work/target" 4)
+awk -v gp0="$gp0" -v sr0="$sr0" -v gpu="$gpu" -v sru="$sru" -v gpt="$gpt" -v srt="$srt" \
+    -v reps="$REPS" -v kern="$(uname -r)" -v progs="$prog_json" 'BEGIN {
+	printf "overhead of the slackgov BPF programs, kernel %s, medians of %d interleaved repetitions\n", kern, reps
+	printf "  %-34s %10s %10s %10s\n", "", "nothing", "untraced", "target"
+	printf "  %-34s %10.1f %10.1f %10.1f\n", "getppid, ns per call", gp0, gpu, gpt
+	printf "  %-34s %10.1f %10.1f %10.1f\n", "send+recv (2 counted), ns per pair", sr0, sru, srt
+	un = gpu - gp0; tr = (srt - sr0) / 2
+	printf "untraced process: +%.1f ns per syscall (x%.2f of %.1f ns)\n", un, gpu / gp0, gp0
+	printf "untraced send+recv: +%.1f ns per call\n", (sru - sr0) / 2
+	printf "target: +%.1f ns per counted event (send or recv; x%.2f of the pair with nothing attached)\n", tr, srt / sr0
+	printf "target: +%.1f ns per uncounted syscall (getppid)\n", gpt - gp0
+	if (progs != "") printf "programs, ns per run (bpf_stats, target and untraced loops): %s\n", progs
+	printf "{\"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"target_other_ns\": %.1f, \"reps\": %d, \"prog_ns\": {%s}}\n",
+		gp0, un, gpu / gp0, tr, srt / sr0, sr0 / 2, (sru - sr0) / 2, gpt - gp0, reps, progs
+}'
