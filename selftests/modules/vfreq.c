@@ -22,9 +22,14 @@
  * 3. The modeled-energy meter: per CPU, the time in C0 at each P-state and in
  *    each C-state (from the cpu_idle tracepoint), and the modeled energy
  *
- *	E = sum_f t(f) * (ceff * f * V(f)^2 + static) + sum_k t(Ck) * P(Ck)
- *	    + transitions * trans_uj
+ *	E = sum_f t(f) * (ceff * f * V(f)^2 + static * (V(f) / Vmax)^2)
+ *	    + sum_k,f t(Ck, f) * Pidle(Ck, f) + transitions * trans_uj
  *
+ *    Leakage scales with the core voltage, in C0 and in C1 alike: a running
+ *    core and a clock-gated (C1) one at P-state f sit at V(f), so
+ *    Pidle(C1, f) = idle_mw[C1] * (V(f) / Vmax)^2.  C1E drops to the lowest
+ *    voltage and C6 power-gates the core: their power does not depend on f.
+ *    t(Ck, f) is the time in Ck while the CPU's P-state was f.
  *    The last exit latency of every idle period counts as C0 (the core is
  *    waking up).  Everything here is a model: nothing is measured.
  *
@@ -84,10 +89,10 @@ static unsigned int ceff_pf = 1800;
 module_param(ceff_pf, uint, 0444);
 MODULE_PARM_DESC(ceff_pf, "modeled effective switched capacitance per core, pF (default 1800)");
 
-/* Leakage of a powered, running core: assumed 1 W (not voltage scaled) */
+/* Leakage of a powered core at V(fmax): assumed 1 W; scaled by (V(f)/Vmax)^2 */
 static unsigned int static_mw = 1000;
 module_param(static_mw, uint, 0444);
-MODULE_PARM_DESC(static_mw, "modeled static power of a running core, mW (default 1000)");
+MODULE_PARM_DESC(static_mw, "modeled static (leakage) power of a core at V(fmax), mW, scaled by (V(f)/Vmax)^2 (default 1000)");
 
 static unsigned int volt_mv[VP_NR_FREQS] = VP_VOLT_MV_DEFAULT;
 module_param_array(volt_mv, uint, NULL, 0444);
@@ -97,7 +102,7 @@ static unsigned int idle_mw[VP_NR_CSTATES] = {
 	vp_cstates[0].power_mw, vp_cstates[1].power_mw, vp_cstates[2].power_mw,
 };
 module_param_array(idle_mw, uint, NULL, 0444);
-MODULE_PARM_DESC(idle_mw, "modeled idle power per C-state C1,C1E,C6, mW (default 1000,600,50)");
+MODULE_PARM_DESC(idle_mw, "modeled idle power per C-state C1 (at V(fmax), scaled by (V(f)/Vmax)^2),C1E,C6, mW (default 1000,440,50)");
 
 /* A P-state change stalls the core ~10 us (the driver's transition latency)
  * at about full power: 10 us * ~6 W = 60 uJ.  Assumed. */
@@ -132,7 +137,7 @@ struct vfreq_cpu {
 	u64 since_ns;		/* ktime_get_ns() of the last meter update */
 	u64 reset_ns;
 	u64 res_f[VP_NR_FREQS];
-	u64 res_c[VP_NR_CSTATES];
+	u64 res_c[VP_NR_CSTATES][VP_NR_FREQS];	/* per C-state and P-state */
 	u64 energy_pj;
 	u64 transitions;
 };
@@ -140,6 +145,7 @@ struct vfreq_cpu {
 static DEFINE_PER_CPU(struct vfreq_cpu, vfreq_cpus);
 static bool vfreq_active;		/* the slowdown runs: timers may be re-armed */
 static u64 vfreq_busy_uw[VP_NR_FREQS];	/* P(f) per P-state, uW */
+static u64 vfreq_idle_uw[VP_NR_CSTATES][VP_NR_FREQS];	/* Pidle(Ck, f), uW */
 static struct dentry *vfreq_dir;
 
 static struct cpufreq_frequency_table vfreq_table[VP_NR_FREQS + 1];
@@ -159,8 +165,8 @@ static void vfreq_meter_advance(struct vfreq_cpu *st, u64 now)
 		st->res_f[st->mfidx] += dt;
 		st->energy_pj += div_u64(dt * vfreq_busy_uw[st->mfidx], 1000);
 	} else {
-		st->res_c[st->mstate] += dt;
-		st->energy_pj += dt * idle_mw[st->mstate];	/* mW * ns = pJ */
+		st->res_c[st->mstate][st->mfidx] += dt;
+		st->energy_pj += div_u64(dt * vfreq_idle_uw[st->mstate][st->mfidx], 1000);
 	}
 }
 
@@ -493,9 +499,10 @@ DEFINE_SHOW_ATTRIBUTE(vfreq_emulation);
 
 static int vfreq_model_show(struct seq_file *m, void *v)
 {
-	int i;
 
-	seq_puts(m, "# modeled energy: P(f) = ceff * f * V(f)^2 + static; units in the key names\n");
+	int i, j;
+
+	seq_puts(m, "# modeled energy: P(f) = ceff * f * V(f)^2 + static * (V(f)/Vmax)^2; units in the key names\n");
 	seq_printf(m, "ceff_pf %u\nstatic_mw %u\ntrans_uj %u\n", ceff_pf, static_mw, trans_uj);
 	for (i = 0; i < VP_NR_FREQS; i++) {
 		seq_printf(m, "volt_mv.f%u %u\n", vp_freq_khz[i], volt_mv[i]);
@@ -504,6 +511,9 @@ static int vfreq_model_show(struct seq_file *m, void *v)
 	for (i = 0; i < VP_NR_CSTATES; i++) {
 		seq_printf(m, "idle_mw.%s %u\n", vp_cstates[i].name, idle_mw[i]);
 		seq_printf(m, "exit_us.%s %u\n", vp_cstates[i].name, vp_cstates[i].exit_us);
+		for (j = 0; j < VP_NR_FREQS; j++)
+			seq_printf(m, "idle_uw.%s.f%u %llu\n", vp_cstates[i].name, vp_freq_khz[j],
+				   vfreq_idle_uw[i][j]);
 	}
 	return 0;
 }
@@ -512,7 +522,7 @@ DEFINE_SHOW_ATTRIBUTE(vfreq_model);
 /* what one CPU's meter says now */
 struct vfreq_snap {
 	u64 interval_ns, energy_pj, transitions;
-	u64 res_f[VP_NR_FREQS], res_c[VP_NR_CSTATES];
+	u64 res_f[VP_NR_FREQS], res_c[VP_NR_CSTATES][VP_NR_FREQS];
 };
 
 static void vfreq_snapshot(unsigned int cpu, struct vfreq_snap *s)
@@ -538,7 +548,7 @@ static int vfreq_meter_show(struct seq_file *m, void *v)
 	struct vfreq_snap s;
 	u64 total = 0;
 	unsigned int cpu;
-	int i;
+	int i, j;
 
 	if (what == VFREQ_SHOW_METER)
 		seq_puts(m, "# modeled energy, not measured\n");
@@ -550,9 +560,19 @@ static int vfreq_meter_show(struct seq_file *m, void *v)
 
 			for (i = 0; i < VP_NR_FREQS; i++)
 				seq_printf(m, "cpu%u.%sf%u %llu\n", cpu, pre, vp_freq_khz[i], s.res_f[i]);
-			for (i = 0; i < VP_NR_CSTATES; i++)
-				seq_printf(m, "cpu%u.%s%s %llu\n", cpu, pre, vp_cstates[i].name, s.res_c[i]);
+			for (i = 0; i < VP_NR_CSTATES; i++) {
+				u64 sum = 0;
+
+				for (j = 0; j < VP_NR_FREQS; j++)
+					sum += s.res_c[i][j];
+				seq_printf(m, "cpu%u.%s%s %llu\n", cpu, pre, vp_cstates[i].name, sum);
+			}
 		}
+		if (what == VFREQ_SHOW_METER)
+			for (i = 0; i < VP_NR_CSTATES; i++)
+				for (j = 0; j < VP_NR_FREQS; j++)
+					seq_printf(m, "cpu%u.res_ns.%s.f%u %llu\n", cpu,
+						   vp_cstates[i].name, vp_freq_khz[j], s.res_c[i][j]);
 		if (what == VFREQ_SHOW_METER) {
 			seq_printf(m, "cpu%u.interval_ns %llu\n", cpu, s.interval_ns);
 			seq_printf(m, "cpu%u.transitions %llu\n", cpu, s.transitions);
@@ -612,12 +632,14 @@ static void vfreq_debugfs_init(void)
 
 static int vfreq_model_init(void)
 {
-	int i;
+	int i, k;
 
 	if (period_us < 100 || period_us > 10000 || !max_spin_us || max_spin_us > 20000) {
 		pr_err("period_us must be 100..10000 and max_spin_us 1..20000\n");
 		return -EINVAL;
 	}
+	u64 vmax2 = (u64)volt_mv[VP_NR_FREQS - 1] * volt_mv[VP_NR_FREQS - 1];
+
 	for (i = 0; i < VP_NR_FREQS; i++) {
 		u64 v = volt_mv[i];
 
@@ -625,10 +647,18 @@ static int vfreq_model_init(void)
 			pr_err("volt_mv[%d] = %u out of range 1..2000\n", i, volt_mv[i]);
 			return -EINVAL;
 		}
+	}
+	for (i = 0; i < VP_NR_FREQS; i++) {
+		u64 v2 = (u64)volt_mv[i] * volt_mv[i];
+
 		vfreq_table[i].frequency = vp_freq_khz[i];
 		/* pF * kHz * mV^2 = 1e-12 * 1e3 * 1e-6 W = 1e-15 W = 1e-9 uW */
-		vfreq_busy_uw[i] = div_u64((u64)ceff_pf * vp_freq_khz[i] * v * v, 1000000000) +
-				   (u64)static_mw * 1000;
+		vfreq_busy_uw[i] = div_u64((u64)ceff_pf * vp_freq_khz[i] * v2, 1000000000) +
+				   div_u64((u64)static_mw * 1000 * v2, vmax2);
+		/* C1 is clock gated at V(f): leakage only; C1E and C6 do not depend on f */
+		for (k = 0; k < VP_NR_CSTATES; k++)
+			vfreq_idle_uw[k][i] = vp_cstates[k].volt_scaled ?
+				div_u64((u64)idle_mw[k] * 1000 * v2, vmax2) : (u64)idle_mw[k] * 1000;
 	}
 	vfreq_table[VP_NR_FREQS].frequency = CPUFREQ_TABLE_END;
 	return 0;

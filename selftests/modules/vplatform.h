@@ -34,8 +34,11 @@ static const unsigned int vp_freq_khz[VP_NR_FREQS] = {
  * C-states: exit latency and target residency of Skylake-SP (Xeon Scalable),
  * from Linux's drivers/idle/intel_idle.c, skx_cstates[] (6.1).  The idle power
  * per core is an assumption (Intel does not publish it per C-state): C1 keeps
- * the core's voltage (clock gated, leakage stays), C1E drops to the lowest
- * voltage, C6 power-gates the core.
+ * the core's voltage (clock gated, leakage stays), so its power is given at
+ * V(fmax) and scales with (V(f)/Vmax)^2 like the running core's leakage; C1E
+ * drops to the lowest voltage (1000 mW * (0.70/1.05)^2 = 444 mW, rounded
+ * down to 440); C6 power-gates the core (what remains: the power gate's own
+ * leakage and the retention of the core's state, assumed 50 mW).
  */
 #define VP_NR_CSTATES	3
 struct vp_cstate {
@@ -44,12 +47,13 @@ struct vp_cstate {
 	unsigned int exit_us;		/* exit latency, us */
 	unsigned int residency_us;	/* target residency, us */
 	unsigned int power_mw;		/* default modeled idle power per core, mW */
+	bool volt_scaled;		/* power_mw is at V(fmax), times (V(f)/Vmax)^2 */
 };
 
 static const struct vp_cstate vp_cstates[VP_NR_CSTATES] = {
-	{ "C1",  "emulated C1 (sti;hlt)",          2,   2, 1000 },
-	{ "C1E", "emulated C1E (sti;hlt + 10 us)", 10,  20,  600 },
-	{ "C6",  "emulated C6 (sti;hlt + 133 us)", 133, 600,  50 },
+	{ "C1",  "emulated C1 (sti;hlt + 2 us)",   2,   2,  1000, true },
+	{ "C1E", "emulated C1E (sti;hlt + 10 us)", 10,  20,  440,  false },
+	{ "C6",  "emulated C6 (sti;hlt + 133 us)", 133, 600, 50,   false },
 };
 
 /* the cpuidle driver's name: the meter maps cpu_idle indexes only for it */

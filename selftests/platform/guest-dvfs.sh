@@ -43,8 +43,9 @@ cat $D/meter > meter.txt; cat $D/model > model.txt
 check=$(awk '
 	FNR == NR { m[$1] = $2; next }
 	{ split($1, k, "."); cpu = k[1]
+	  # C0 per P-state; C-states per (C-state, P-state) pair: C1 power follows V(f)
 	  if (k[2] == "res_ns" && substr(k[3], 1, 1) == "f") e[cpu] += $2 * m["busy_uw." k[3]] / 1e9
-	  else if (k[2] == "res_ns") e[cpu] += $2 * m["idle_mw." k[3]] / 1e6
+	  else if (k[2] == "res_ns" && k[4] != "") e[cpu] += $2 * m["idle_uw." k[3] "." k[4]] / 1e9
 	  else if (k[2] == "transitions") e[cpu] += $2 * m["trans_uj"]
 	  else if (k[2] == "energy_uj") got[cpu] = $2 }
 	END { bad = 0; sum = 0
