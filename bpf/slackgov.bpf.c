@@ -288,7 +288,7 @@ struct {
  * one (targets or not: the cached negative verdict is what keeps the
  * untraced path to one lookup).  Task storage rather than a hash keyed by
  * tid: its lookup is a few loads (no hashing: the untraced cost per syscall
- * fell from ~245 to ~N ns, see bench-overhead.sh), it dies with the task (a
+ * fell from ~245 to ~177 ns, see bench-overhead.sh), it dies with the task (a
  * recycled tid is a new task), and it cannot be evicted. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);

@@ -5,7 +5,9 @@
 #   - per syscall of an untraced process (getppid loop), slackgov loaded;
 #   - per counted event of a target (send + recv of a byte on a socketpair:
 #     two counted calls), the process a target by name;
-#   - both as ns added and as a ratio to the same loop with no programs.
+#   - both as ns added and as a ratio to the same loop with no programs;
+#   - the floor: the same loops with empty tp_btf sys_enter/sys_exit
+#     programs (sgloop -e), what any raw-syscall tracepoint design costs.
 # REPS repetitions (default 9), the three conditions interleaved in a
 # rotating order, the loops SCHED_FIFO on CPU 1; medians over repetitions
 # (each repetition: sgloop's fastest of its runs).  Also the programs' own
@@ -16,6 +18,7 @@
 #    "traced_ns": added per counted event (send or recv) of a target,
 #    "traced_ratio", "baseline_sendrecv_ns", "untraced_sendrecv_ns",
 #    "target_other_ns": added per uncounted syscall (getppid) of a target,
+#    "empty_ns": added per syscall by empty tp_btf programs (the floor),
 #    "reps", "prog_ns": {program: ns per run}}
 # Usage: bench-overhead.sh [REPS]
 set -u
@@ -40,13 +43,14 @@ cp "$BUILD/selftests/sgloop" "$work/${T:0:15}"
 U=$work/${U:0:15} T=$work/${T:0:15}
 cpu=$(( $(nproc) > 1 ? 1 : 0 ))
 
-run() { chrt -f 50 taskset -c $cpu "$1" -n $ITERS -r $RUNS; }	# -> "getppid_ns X sendrecv_ns Y"
+run() { chrt -f 50 taskset -c $cpu "$@" -n $ITERS -r $RUNS; }	# -> "getppid_ns X sendrecv_ns Y"
 load() { "$S" load >/dev/null && "$S" target add --comm "$(basename "$T")" >/dev/null; }
 
-: > "$work/none"; : > "$work/untraced"; : > "$work/target"
+: > "$work/none"; : > "$work/empty"; : > "$work/untraced"; : > "$work/target"
 for r in $(seq 1 "$REPS"); do
 	if [ $((r % 2)) = 1 ]; then
 		run "$U" >> "$work/none"
+		run "$U" -e >> "$work/empty" || die "empty programs did not attach"
 		load || die "slackctl load failed"
 		run "$U" >> "$work/untraced"; run "$T" >> "$work/target"
 		"$S" unload >/dev/null
@@ -54,6 +58,7 @@ for r in $(seq 1 "$REPS"); do
 		load || die "slackctl load failed"
 		run "$T" >> "$work/target"; run "$U" >> "$work/untraced"
 		"$S" unload >/dev/null
+		run "$U" -e >> "$work/empty" || die "empty programs did not attach"
 		run "$U" >> "$work/none"
 	fi
 done
@@ -81,20 +86,22 @@ med() {	# med FILE COLUMN
 		if (NR % 2) printf "%.1f", v[(NR + 1) / 2]; else printf "%.1f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 gp0=$(med "$work/none" 2) sr0=$(med "$work/none" 4)
+gpe=$(med "$work/empty" 2) sre=$(med "$work/empty" 4)
 gpu=$(med "$work/untraced" 2) sru=$(med "$work/untraced" 4)
 gpt=$(med "$work/target" 2) srt=$(med "$work/target" 4)
-awk -v gp0="$gp0" -v sr0="$sr0" -v gpu="$gpu" -v sru="$sru" -v gpt="$gpt" -v srt="$srt" \
+awk -v gp0="$gp0" -v sr0="$sr0" -v gpe="$gpe" -v sre="$sre" -v gpu="$gpu" -v sru="$sru" -v gpt="$gpt" -v srt="$srt" \
     -v reps="$REPS" -v kern="$(uname -r)" -v progs="$prog_json" 'BEGIN {
 	printf "overhead of the slackgov BPF programs, kernel %s, medians of %d interleaved repetitions\n", kern, reps
-	printf "  %-34s %10s %10s %10s\n", "", "nothing", "untraced", "target"
-	printf "  %-34s %10.1f %10.1f %10.1f\n", "getppid, ns per call", gp0, gpu, gpt
-	printf "  %-34s %10.1f %10.1f %10.1f\n", "send+recv (2 counted), ns per pair", sr0, sru, srt
+	printf "  %-34s %10s %10s %10s %10s\n", "", "nothing", "empty", "untraced", "target"
+	printf "  %-34s %10.1f %10.1f %10.1f %10.1f\n", "getppid, ns per call", gp0, gpe, gpu, gpt
+	printf "  %-34s %10.1f %10.1f %10.1f %10.1f\n", "send+recv (2 counted), ns per pair", sr0, sre, sru, srt
+	printf "empty tp_btf sys_enter+sys_exit (the floor): +%.1f ns per syscall\n", gpe - gp0
 	un = gpu - gp0; tr = (srt - sr0) / 2
 	printf "untraced process: +%.1f ns per syscall (x%.2f of %.1f ns)\n", un, gpu / gp0, gp0
 	printf "untraced send+recv: +%.1f ns per call\n", (sru - sr0) / 2
 	printf "target: +%.1f ns per counted event (send or recv; x%.2f of the pair with nothing attached)\n", tr, srt / sr0
 	printf "target: +%.1f ns per uncounted syscall (getppid)\n", gpt - gp0
 	if (progs != "") printf "programs, ns per run (bpf_stats, target and untraced loops): %s\n", progs
-	printf "{\"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"target_other_ns\": %.1f, \"reps\": %d, \"prog_ns\": {%s}}\n",
-		gp0, un, gpu / gp0, tr, srt / sr0, sr0 / 2, (sru - sr0) / 2, gpt - gp0, reps, progs
+	printf "{\"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"target_other_ns\": %.1f, \"empty_ns\": %.1f, \"reps\": %d, \"prog_ns\": {%s}}\n",
+		gp0, un, gpu / gp0, tr, srt / sr0, sr0 / 2, (sru - sr0) / 2, gpt - gp0, gpe - gp0, reps, progs
 }'
