@@ -37,8 +37,19 @@
  * room a target wants.
  */
 #define SG_COLLAPSE_SLACK	50
-/* Margin after the stale deadline before the timer looks, so it is surely past. */
-#define SG_STALE_MARGIN_NS	NSEC_PER_MSEC
+/*
+ * A fast-switching policy whose worker runs off the policy's CPUs (its CPU
+ * went offline) cannot switch from there: retry after a millisecond, about a
+ * scheduler tick, rather than at once in a loop.
+ */
+#define SG_RETRY_NS		NSEC_PER_MSEC
+/*
+ * The stale check fires this long after the deadline, so that the age it
+ * sees is surely past stale_ms (sg_collect() tests age > stale): the timer is
+ * an hrtimer, so a microsecond is enough (a jiffy-based timer fired up to
+ * 2 jiffies, 8 ms, late).
+ */
+#define SG_STALE_MARGIN_NS	NSEC_PER_USEC
 
 static DEFINE_MUTEX(sg_global_lock);		/* sg_global_tunables */
 static struct sg_tunables *sg_global_tunables;
@@ -290,7 +301,8 @@ static void sg_run(struct sg_policy *sp, bool fast)
 			cpufreq_driver_fast_switch(policy, freq);
 			sp->last_change_ns = now;
 		} else {
-			next = now + 1;	/* the worker strayed off the policy: retry */
+			/* the worker strayed off the policy: retry, not in a tight loop */
+			next = now + SG_RETRY_NS;
 		}
 		apply = false;
 	} else if (apply) {
@@ -304,8 +316,7 @@ static void sg_run(struct sg_policy *sp, bool fast)
 		mutex_unlock(&sp->work_lock);
 	}
 	if (next)
-		kthread_mod_delayed_work(sp->worker, &sp->dwork,
-					 next > now ? nsecs_to_jiffies(next - now) + 1 : 1);
+		hrtimer_start(&sp->timer, ns_to_ktime(max(next, now + 1)), HRTIMER_MODE_ABS);
 }
 
 static void sg_work_fn(struct kthread_work *work)
@@ -313,9 +324,14 @@ static void sg_work_fn(struct kthread_work *work)
 	sg_run(container_of(work, struct sg_policy, work), false);
 }
 
-static void sg_dwork_fn(struct kthread_work *work)
+/* A deadline (stale, rate limit, util re-check) passed: decide in the worker. */
+static enum hrtimer_restart sg_timer_fn(struct hrtimer *timer)
 {
-	sg_run(container_of(work, struct sg_policy, dwork.work), false);
+	struct sg_policy *sp = container_of(timer, struct sg_policy, timer);
+
+	if (!READ_ONCE(sp->stopping))
+		kthread_queue_work(sp->worker, &sp->work);
+	return HRTIMER_NORESTART;
 }
 
 static void sg_irq_work_fn(struct irq_work *irq_work)
@@ -421,7 +437,8 @@ static int sg_init(struct cpufreq_policy *policy)
 	mutex_init(&sp->work_lock);
 	init_irq_work(&sp->irq_work, sg_irq_work_fn);
 	kthread_init_work(&sp->work, sg_work_fn);
-	kthread_init_delayed_work(&sp->dwork, sg_dwork_fn);
+	hrtimer_init(&sp->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	sp->timer.function = sg_timer_fn;
 	INIT_WORK(&sp->qos_work, sg_qos_work_fn);
 	init_completion(&sp->stats_released);
 
@@ -536,12 +553,12 @@ static void sg_stop(struct cpufreq_policy *policy)
 	 * Twice: a run that began before ->stopping was set may have queued
 	 * more; runs that begin after it return at once.
 	 */
+	hrtimer_cancel(&sp->timer);
 	irq_work_sync(&sp->irq_work);
 	kthread_cancel_work_sync(&sp->work);
-	kthread_cancel_delayed_work_sync(&sp->dwork);
+	hrtimer_cancel(&sp->timer);
 	irq_work_sync(&sp->irq_work);
 	kthread_cancel_work_sync(&sp->work);
-	kthread_cancel_delayed_work_sync(&sp->dwork);
 	cancel_work_sync(&sp->qos_work);
 	sg_qos_remove_policy(sp);
 }

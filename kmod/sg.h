@@ -4,6 +4,7 @@
 #define _SLACKGOV_INTERNAL_H
 
 #include <linux/cpufreq.h>
+#include <linux/hrtimer.h>
 #include <linux/irq_work.h>
 #include <linux/kobject.h>
 #include <linux/kthread.h>
@@ -241,11 +242,11 @@ struct sg_policy {
 	bool			limits_changed;
 	bool			stopping;	/* set by ->stop: runs return at once */
 
-	/* deferral: kfunc/hook -> irq_work -> worker; timers -> dwork */
+	/* deferral: kfunc/hook -> irq_work -> worker; deadlines: timer -> worker */
 	struct irq_work		irq_work;
 	struct kthread_worker	*worker;
 	struct kthread_work	work;
-	struct kthread_delayed_work dwork;
+	struct hrtimer		timer;
 	struct mutex		work_lock;
 	struct work_struct	qos_work;
 
