@@ -63,8 +63,11 @@
  * @len_ns:	window length
  * @slack:	saturation slack, 0..SLACKGOV_ONE: share of busy-worker time
  *		spent blocked in wait calls (see Documentation/metrics.rst)
- * @cv:		coefficient of variation of inter-recv intervals, thousandths
- *		(1000 == CV of 1.0); the saturation signal
+ * @cv:		the saturation signal, thousandths (1000 == CV of 1.0): CV of
+ *		the request inter-arrival intervals, the requests of one recv
+ *		counted as simultaneous (see the DOC block of bpf/slackgov.bpf.c);
+ *		about 1000 for Poisson arrivals, sqrt(k - 1) * 1000 when each
+ *		recv returns a backlog of k; at most 10^6
  * @util:	target on-CPU time / window length, thousandths per CPU summed
  *		(2000 == two CPUs fully busy)
  * @setpoint:	target's own slack setpoint in thousandths, 0 = governor default
@@ -142,7 +145,7 @@ struct slackgov_window {
 	__u64 end_ns;
 	__u32 flags;		/* SLACKGOV_SAMPLE_* */
 	__u32 slack;		/* 0..1000 */
-	__u32 cv;		/* inter-recv CV, thousandths */
+	__u32 cv;		/* saturation signal: inter-arrival CV, thousandths */
 	__u32 util;		/* on-CPU time / window, thousandths */
 	__u32 rps;		/* observed requests per second */
 	__u32 nr_send;
