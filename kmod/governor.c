@@ -208,8 +208,12 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 	if (sg_collect(sp, now, &in)) {
 		enum sg_mode mode;
 
-		/* control.c step 2: hold the boost until a window drained the queue */
-		if (!in.saturated && sp->mode == SG_MODE_BOOST && (!in.fresh || in.raw < in.setpoint))
+		/*
+		 * control.c step 2: hold the boost until a window drained the
+		 * queue, unless the average shows room (a lone noisy window)
+		 */
+		if (!in.saturated && sp->mode == SG_MODE_BOOST &&
+		    (!in.fresh || (in.raw < in.setpoint && in.slack < in.setpoint)))
 			in.saturated = SG_R_SAT_DRAIN;
 		mode = in.saturated ? SG_MODE_BOOST : SG_MODE_SLACK;
 
