@@ -90,38 +90,58 @@ ktap_note "per phase: mean raw/average slack, mean asked kHz, boost decisions: $
 	END { for (p in n) printf "%s %d/%d %d %d; ", p, r[p] / n[p], a[p] / n[p], f[p] / n[p], b[p] }' /tmp/ls.ev)"
 ktap_note "client: $(for p in low high down burst after; do printf '%s %s ' $p "$(jget p99_us < /tmp/ls.$p.json)"; done)(p99 us)"
 
+# The table step CPUFREQ_RELATION_L picks for a frequency (awk function).
+table=$(cat $LR_POL1/scaling_available_frequencies)
+STEPFN='function step(f,   i, best) { best = 0
+	for (i = 1; i <= nt; i++) if (t[i] >= f && (!best || t[i] < best)) best = t[i]
+	return best ? best : f }'
+# The law holds a frequency while the average slack is within setpoint +-
+# deadband: "room" is an average above setpoint + deadband.
+room=$(($(knob setpoint) + $(knob deadband)))
+
 # 1. step up: the first window that carries the new load (rps above the
-# midpoint of the two rates) is W0; the PID or the boost must ask for more
-# than the low phase's last PID frequency at a window <= W0 + 2.
-awk -v mid=$(((LOW + HIGH) / 2)) '
-	$1 == "D" && $2 == "low" && $5 !~ /^saturated/ { f0 = $4 }
+# midpoint of the two rates) is W0; the PID or the boost must ask for a
+# higher table step than the low phase's last PID output at a window <=
+# W0 + 2.  If the low phase already ran at max, there is nothing to raise:
+# that is only right when its average slack had no room (host contention
+# slowing the server), then the check is skipped, else it fails.
+awk -v mid=$(((LOW + HIGH) / 2)) -v table="$table" "$STEPFN"'
+	BEGIN { nt = split(table, t, " ") }
+	$1 == "D" && $2 == "low" { f0 = step($9); a0 = $8 }
 	$1 == "D" && $2 == "high" && !w0 && $7 > mid { w0 = $3 }
-	$1 == "D" && $2 == "high" && w0 && !up && $4 > f0 { up = $3 }
-	END { printf "%d %d %d\n", f0, w0, up }' /tmp/ls.ev > /tmp/ls.up
-read -r f0 w0 up < /tmp/ls.up
-ktap_note "step up: low phase ends at $f0 kHz, load seen at window $w0, raised at window $up"
-ktap_check "[ $f0 -gt 0 ] && [ $f0 -lt $fmax ] && [ $w0 -gt 0 ] && [ $up -gt 0 ] && [ $up -le $((w0 + 2)) ]" \
-	"20 % -> 80 %: frequency raised within 2 windows of the step"
+	$1 == "D" && $2 == "high" && w0 && !up && step($4) > f0 { up = $3 }
+	END { printf "%d %d %d %d\n", f0, w0, up, a0 }' /tmp/ls.ev > /tmp/ls.up
+read -r f0 w0 up a0 < /tmp/ls.up
+ktap_note "step up: low phase ends at $f0 kHz (average slack $a0), load seen at window $w0, raised at window $up"
+if [ "$f0" -ge "$fmax" ] && [ "$a0" -le "$room" ]; then
+	ktap_skip "20 % -> 80 %: frequency raised within 2 windows of the step" \
+		"the server had no room at 20 % even at max (average slack $a0 <= $room): host too slow now"
+else
+	ktap_check "[ $f0 -gt 0 ] && [ $f0 -lt $fmax ] && [ $w0 -gt 0 ] && [ $up -gt 0 ] && [ $up -le $((w0 + 2)) ]" \
+		"20 % -> 80 %: frequency raised within 2 windows of the step"
+fi
 
 # 2. step down: W1 is the first window of the down phase whose rps is below
 # the midpoint; the PID's output u (boosts aside: they override single
 # saturated windows) must fall to a lower table step than it held at the end
-# of the high phase within SG_DOWN_WINDOWS windows of W1.
-table=$(cat $LR_POL1/scaling_available_frequencies)
-awk -v mid=$(((LOW + HIGH) / 2)) -v table="$table" '
-	function step(f,   i, best) {	# the table step CPUFREQ_RELATION_L picks for f
-		best = 0
-		for (i = 1; i <= nt; i++) if (t[i] >= f && (!best || t[i] < best)) best = t[i]
-		return best ? best : f }
+# of the high phase within SG_DOWN_WINDOWS windows of W1.  If the average
+# slack never showed room in those windows, the law must hold: skipped.
+awk -v mid=$(((LOW + HIGH) / 2)) -v table="$table" -v room=$room -v W=$SG_DOWN_WINDOWS "$STEPFN"'
 	BEGIN { nt = split(table, t, " ") }
 	$1 == "D" && $2 == "high" { f1 = $9 }
 	$1 == "D" && $2 == "down" && !w1 && $7 < mid { w1 = $3 }
+	$1 == "D" && $2 == "down" && w1 && $3 <= w1 + W && $8 > room { roomy++ }
 	$1 == "D" && $2 == "down" && w1 && !dn && step($9) < step(f1) { dn = $3; fd = $9 }
-	END { printf "%d %d %d %d\n", step(f1), w1, dn, step(fd) }' /tmp/ls.ev > /tmp/ls.dn
-read -r f1 w1 dn fd < /tmp/ls.dn
-ktap_note "step down: PID output at $f1 kHz when the high phase ends, load drop seen at window $w1, down to $fd kHz at window $dn"
-ktap_check "[ $w1 -gt 0 ] && [ $dn -gt 0 ] && [ $dn -le $((w1 + SG_DOWN_WINDOWS)) ]" \
-	"80 % -> 20 %: frequency lowered within $SG_DOWN_WINDOWS windows of the step"
+	END { printf "%d %d %d %d %d\n", step(f1), w1, dn, step(fd), roomy }' /tmp/ls.ev > /tmp/ls.dn
+read -r f1 w1 dn fd roomy < /tmp/ls.dn
+ktap_note "step down: PID output at $f1 kHz when the high phase ends, load drop seen at window $w1, down to $fd kHz at window $dn ($roomy decisions with room in the first $SG_DOWN_WINDOWS windows)"
+if [ "$roomy" -eq 0 ] && { [ "$dn" -eq 0 ] || [ "$dn" -gt $((w1 + SG_DOWN_WINDOWS)) ]; }; then
+	ktap_skip "80 % -> 20 %: frequency lowered within $SG_DOWN_WINDOWS windows of the step" \
+		"the average slack never rose above $room at 20 %: host too slow now"
+else
+	ktap_check "[ $w1 -gt 0 ] && [ $dn -gt 0 ] && [ $dn -le $((w1 + SG_DOWN_WINDOWS)) ]" \
+		"80 % -> 20 %: frequency lowered within $SG_DOWN_WINDOWS windows of the step"
+fi
 
 # 3. settling: over the last 40 windows of the down phase (steady 20 %), the
 # controller's output (decisions that are not saturation boosts, which

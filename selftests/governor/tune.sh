@@ -10,8 +10,8 @@
 # /sys/devices/system/cpu/cpufreq/slack/); set CONFIGS etc. below.
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
-CONFIGS=${TUNE_CONFIGS:-"performance slack"}
-LOADS=${TUNE_LOADS:-"10 30 50"}
+CONFIGS=${TUNE_CONFIGS:-"performance slack schedutil ondemand"}
+LOADS=${TUNE_LOADS:-"10 30 50 70"}
 REPS=${TUNE_REPS:-2}
 STEP_S=${TUNE_STEP_S:-5}
 SHAPE=${TUNE_SHAPE:-epoll}
