@@ -92,7 +92,8 @@ MODULE_PARM_DESC(ceff_pf, "modeled effective switched capacitance per core, pF (
 /* Leakage of a powered core at V(fmax): assumed 1 W; scaled by (V(f)/Vmax)^2 */
 static unsigned int static_mw = 1000;
 module_param(static_mw, uint, 0444);
-MODULE_PARM_DESC(static_mw, "modeled static (leakage) power of a core at V(fmax), mW, scaled by (V(f)/Vmax)^2 (default 1000)");
+MODULE_PARM_DESC(static_mw,
+		 "modeled leakage of a core at V(fmax), mW, times (V(f)/Vmax)^2 (default 1000)");
 
 static unsigned int volt_mv[VP_NR_FREQS] = VP_VOLT_MV_DEFAULT;
 module_param_array(volt_mv, uint, NULL, 0444);
@@ -102,7 +103,8 @@ static unsigned int idle_mw[VP_NR_CSTATES] = {
 	vp_cstates[0].power_mw, vp_cstates[1].power_mw, vp_cstates[2].power_mw,
 };
 module_param_array(idle_mw, uint, NULL, 0444);
-MODULE_PARM_DESC(idle_mw, "modeled idle power per C-state C1 (at V(fmax), scaled by (V(f)/Vmax)^2),C1E,C6, mW (default 1000,440,50)");
+MODULE_PARM_DESC(idle_mw,
+		 "modeled idle power C1 (at V(fmax), times (V(f)/Vmax)^2),C1E,C6, mW (default 1000,440,50)");
 
 /* A P-state change stalls the core ~10 us (the driver's transition latency)
  * at about full power: 10 us * ~6 W = 60 uJ.  Assumed. */
@@ -502,7 +504,8 @@ static int vfreq_model_show(struct seq_file *m, void *v)
 
 	int i, j;
 
-	seq_puts(m, "# modeled energy: P(f) = ceff * f * V(f)^2 + static * (V(f)/Vmax)^2; units in the key names\n");
+	seq_puts(m, "# modeled energy: P(f) = ceff * f * V(f)^2 + static * (V(f)/Vmax)^2;"
+		 " units in the key names\n");
 	seq_printf(m, "ceff_pf %u\nstatic_mw %u\ntrans_uj %u\n", ceff_pf, static_mw, trans_uj);
 	for (i = 0; i < VP_NR_FREQS; i++) {
 		seq_printf(m, "volt_mv.f%u %u\n", vp_freq_khz[i], volt_mv[i]);
