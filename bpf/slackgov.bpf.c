@@ -189,6 +189,9 @@ enum { SG_NONE, SG_SEND, SG_RECV, SG_WAIT };
 #define SG_CV_MAX_SUM		(1ULL << 44)
 #define SG_CV_MAX_SQ		(1ULL << 63)
 #define SG_CV_CLAMP		1000000ULL
+/* The idle timer's retry when the owed EXITED window could not be closed
+ * (another closer held the window): 1 ms, a close takes microseconds. */
+#define SG_EXIT_RETRY_NS	1000000ULL
 /* Processes of targets tracked for exit detection (all targets together). */
 #define SG_MAX_PROCS		8192
 #define SG_CLOCK_MONOTONIC	1	/* uapi/linux/time.h; not in vmlinux.h */
@@ -216,6 +219,7 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 nr_procs;		/* live processes classified into the slot */
 	__u64 uncounted;	/* a process could not be tracked: never "exited" */
 	__u64 armed;		/* the idle timer runs */
+	__u64 exit_pending;	/* the last process exited, its EXITED window is owed */
 	/* batch_cv(): inter-arrival moments carried over windows with few recvs */
 	__u64 cv_reqs, cv_recvs, cv_sum_us, cv_sq_us2, cv_start_ns, last_cv;
 };
@@ -398,6 +402,7 @@ static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct 
 		a->cpus[i] = a->last_cpus[i] = 0;
 	a->nr_procs = 0;
 	a->uncounted = 0;
+	a->exit_pending = 0;
 	a->cv_reqs = a->cv_recvs = a->cv_sum_us = a->cv_sq_us2 = a->cv_start_ns = a->last_cv = 0;
 	a->incarn++;
 	a->kind = m->kind;
@@ -632,6 +637,27 @@ static __always_inline __u64 xchg0(__u64 *p)
 	return __sync_lock_test_and_set(p, 0);
 }
 
+/* Is the open window due to close?  0 if not, else SG_DUE | the reason's
+ * sample flag.  A window that started at or after @now never is. */
+#define SG_DUE			(1U << 30)
+static __always_inline __u32 window_due(struct sg_acc *a, __u64 now, __u64 window_ns,
+					__u32 window_sends, __u32 flags_in)
+{
+	__u64 start = a->start_ns, len = now > start ? now - start : 0;
+
+	if (!len)
+		return 0;
+	if (window_sends && a->nr_send >= window_sends)
+		return SG_DUE | SLACKGOV_SAMPLE_BY_COUNT;
+	if (flags_in & SLACKGOV_SAMPLE_EXITED)
+		return SG_DUE;		/* the target's last window */
+	if (window_ns && len >= window_ns)
+		return SG_DUE;		/* by time */
+	if (!window_ns && (flags_in & SG_F_TIMER) && !a->nr_send && len >= SG_IDLE_NS)
+		return SG_DUE;		/* count-only mode, no send for SG_IDLE_NS: idle */
+	return 0;
+}
+
 /*
  * Close the window of @slot if it is due.  One closer at a time (the closing
  * flag); counters are taken with atomic exchanges, so increments that race
@@ -646,7 +672,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	struct slackgov_window *w;
 	struct sg_acc *a;
 	__u64 window_ns, len, nsend, nrecv, workers, blocked, denom, m, rsum, rsq;
-	__u32 i, window_sends, flags = flags_in & ~SG_F_TIMER;
+	__u32 i, window_sends, due, flags = flags_in & ~SG_F_TIMER;
 	bool any = false;
 
 	a = bpf_map_lookup_elem(&acc, &slot);
@@ -658,19 +684,19 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	}
 	window_ns = c && (c->window_ns || c->window_sends) ? c->window_ns : SG_DEF_WINDOW_NS;
 	window_sends = c ? c->window_sends : 0;
-	len = now > a->start_ns ? now - a->start_ns : 0;
-	if (window_sends && a->nr_send >= window_sends)
-		flags |= SLACKGOV_SAMPLE_BY_COUNT;
-	else if (flags & SLACKGOV_SAMPLE_EXITED)
-		;			/* the target's last window */
-	else if (window_ns && len >= window_ns)
-		;			/* by time */
-	else if (!window_ns && (flags_in & SG_F_TIMER) && !a->nr_send && len >= SG_IDLE_NS)
-		;			/* count-only mode, no send for SG_IDLE_NS: idle */
-	else
+	if (!window_due(a, now, window_ns, window_sends, flags_in))
 		return;
-	if (!len || __sync_val_compare_and_swap(&a->closing, 0, 1) != 0)
+	if (__sync_val_compare_and_swap(&a->closing, 0, 1) != 0)
 		return;
+	/* again under the flag: another closer may have closed it meanwhile
+	 * (then a->start_ns is newer, and may even be later than @now) */
+	due = window_due(a, now, window_ns, window_sends, flags_in);
+	if (!due) {
+		a->closing = 0;
+		return;
+	}
+	flags |= due & SLACKGOV_SAMPLE_BY_COUNT;
+	len = now - a->start_ns;
 	st = bpf_map_lookup_elem(&windows, &slot);
 	s = bpf_map_lookup_elem(&scratch, &sidx);
 	if (!st || !s) {
@@ -724,6 +750,8 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 			a->last_cpus[i] = w->cpus[i];
 		s->cpus[i] = a->last_cpus[i];
 	}
+	if (flags & SLACKGOV_SAMPLE_EXITED)
+		a->exit_pending = 0;
 	w->report_ret = 1;
 	if (feed && (s->cpus[0] | s->cpus[1] | s->cpus[2] | s->cpus[3])) {
 		s->size = sizeof(*s);
@@ -912,6 +940,13 @@ static int sg_idle_cb(void *map, __u32 *key, struct sg_idle *v)
 	a = bpf_map_lookup_elem(&acc, &slot);
 	if (!a)
 		return 0;
+	if (a->exit_pending) {
+		maybe_close(slot, bpf_ktime_get_ns(), SLACKGOV_SAMPLE_EXITED, FEED, SG_SCRATCH_TIMER);
+		if (a->exit_pending) {	/* still held by another closer: soon again */
+			bpf_timer_start(&v->timer, SG_EXIT_RETRY_NS, 0);
+			return 0;
+		}
+	}
 	if (!slot_live(slot, a)) {
 		a->armed = 0;
 		/* a classification may have seen armed == 1 just before: recheck */
@@ -952,7 +987,11 @@ int BPF_PROG(sg_pexit, struct task_struct *p)
 	a = bpf_map_lookup_elem(&acc, &slot);
 	if (!a || a->incarn != inc)
 		return 0;
-	if (__sync_fetch_and_sub(&a->nr_procs, 1) == 1 && !a->uncounted)
+	if (__sync_fetch_and_sub(&a->nr_procs, 1) == 1 && !a->uncounted) {
+		/* owed until closed: if another closer holds the window now, the
+		 * idle timer closes it at its next run */
+		a->exit_pending = 1;
 		maybe_close(slot, bpf_ktime_get_ns(), SLACKGOV_SAMPLE_EXITED, FEED, SG_SCRATCH_PROG);
+	}
 	return 0;
 }

@@ -23,6 +23,13 @@ sg_defer "rmmod slackgov"
 old=$(cat $POL/scaling_governor)
 echo slack > $POL/scaling_governor
 sg_defer "echo $old > $POL/scaling_governor"
+# stale_ms 500 (default 50): what is tested is that idle windows keep coming,
+# not their latency, and a timer in a TCG guest on a busy host can fire tens
+# of ms late
+STALE=/sys/devices/system/cpu/cpufreq/slack/stale_ms
+ostale=$(cat $STALE)
+echo 500 > $STALE
+sg_defer "echo $ostale > $STALE"
 "$S" load > /dev/null
 sg_defer "$S unload"
 
@@ -44,8 +51,8 @@ f1=$(cat $SL/fallbacks); mode=$(cat $SL/mode)
 n=$(( $(field seq "$w1") - $(field seq "$w0") ))
 ktap_note "idle: $n windows in about $((t1 - t0)) s; last: $(echo "$w1" | cut -d' ' -f1-12)"
 # 2 s at the 10 ms default is 200; the bound that matters to the governor is
-# one per stale_ms (50 ms): 40
-ktap_cmp "$n" -ge 40 "an idle target closes windows (at least one per stale_ms)"
+# one per default stale_ms (50 ms): 40
+ktap_cmp "$n" -ge 40 "an idle target closes windows (at least one per 50 ms)"
 ktap_eq 1 "$(( $(field flags "$w1") & 1 ))" "the last window is flagged IDLE"
 ktap_eq 0 "$(field rps "$w1")" "idle window: rps 0"
 ktap_eq 1000 "$(field slack "$w1")" "idle window: slack 1000"
@@ -55,12 +62,14 @@ ktap_check '[ "$mode" != safe ]' "the governor's mode stays on the signal ($mode
 
 # exit: a last window, then nothing; the governor falls back
 kill $SPID; wait $SPID 2>/dev/null
-sleep 0.3
+sleep 1
 w2=$(last)
+ktap_note "after the exit: $(echo "$w2" | cut -d" " -f1-13)"
 ktap_eq 4 "$(( $(field flags "$w2") & 4 ))" "the target's last window is flagged EXITED"
 sleep 0.5
 w3=$(last)
 ktap_eq "$(field seq "$w2")" "$(field seq "$w3")" "no window after the target exited"
+for i in $(seq 1 20); do [ "$(cat $SL/fallbacks)" -gt "$f1" ] && break; sleep 0.25; done
 f2=$(cat $SL/fallbacks)
 ktap_cmp "$f2" -gt "$f1" "the governor fell back once the windows stopped ($f1 -> $f2)"
 ktap_check 'grep -qE "^(safe|util)$" $SL/mode' "its mode left the signal ($(cat $SL/mode))"
