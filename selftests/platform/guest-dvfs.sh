@@ -17,22 +17,33 @@ nf=$(echo $freqs | wc -w)
 ktap_plan $nf
 
 echo $fmax > $P/scaling_setspeed
-# 50 ms jobs, finely interleaved: the host's contention changes over seconds
-N=$("$V" calib -c 1 -t 50 | sed 's/iters //')
+N=$("$V" calib -c 1 -t 100 | sed 's/iters //')
 job() { echo "$1" > $P/scaling_setspeed; "$V" loop -c 1 -n "$N" | sed 's/ns //'; }
 for f in $freqs; do
 	[ "$f" = "$fmax" ] && continue
-	# interleaved (fmax, f, f, fmax) so that drift of the emulator hits both
-	# alike; the median of nine such ratios, against the host's speed swings
-	# (other VMs on the 2 host cores made two of three ratios read ~2x once)
-	rs=""
-	for k in 1 2 3 4 5 6 7 8 9; do
+	# Quads interleaved (fmax, f, f, fmax) so that drift of the emulator hits
+	# both alike.  Other VMs on the 2 host cores stall this one for up to
+	# seconds (one run read single ratios from 0.27 to 10.6): a quad whose
+	# two runs at the same frequency differ by more than 25 % was disturbed
+	# by the host, not by the emulation, and is measured again.  The median
+	# of five undisturbed quads; fewer than five in twelve tries: the host is
+	# too noisy to measure this frequency now, skipped with the figures.
+	rs="" bad=0
+	while [ $(echo $rs | wc -w) -lt 5 ] && [ $(( $(echo $rs | wc -w) + bad)) -lt 12 ]; do
 		a=$(job $fmax); b=$(job $f); c=$(job $f); d=$(job $fmax)
-		rs="$rs $(awk -v a=$a -v b=$b -v c=$c -v d=$d -v f=$f -v m=$fmax \
-			'BEGIN { printf "%.3f", ((b + c) / (a + d)) / (m / f) }')"
+		r=$(awk -v a=$a -v b=$b -v c=$c -v d=$d -v f=$f -v m=$fmax 'BEGIN {
+			if (a > 1.25 * d || d > 1.25 * a || b > 1.25 * c || c > 1.25 * b) print "x"
+			else printf "%.3f", ((b + c) / (a + d)) / (m / f) }')
+		if [ "$r" = x ]; then bad=$((bad + 1)); else rs="$rs $r"; fi
 	done
-	r=$(printf '%s\n' $rs | sort -n | sed -n 5p)
-	ktap_note "$f kHz: measured/expected slowdown $rs, median $r"
+	n=$(echo $rs | wc -w)
+	if [ $n -lt 5 ]; then
+		ktap_skip "at $f kHz the job takes fmax/f times longer (+-15%)" \
+			"host too noisy: $bad of $((n + bad)) quads disturbed, ratios$rs"
+		continue
+	fi
+	r=$(printf '%s\n' $rs | sort -n | sed -n "$(( (n + 1) / 2 ))p")
+	ktap_note "$f kHz: measured/expected slowdown$rs, median $r ($bad disturbed quads measured again)"
 	ktap_check 'awk -v r=$r "BEGIN { exit !(r >= 0.85 && r <= 1.15) }"' \
 		"at $f kHz the job takes fmax/f times longer (+-15%)"
 done
