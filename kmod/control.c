@@ -89,10 +89,16 @@
  *    CPUFREQ_RELATION_L (the lowest table step at or above u); u keeps its
  *    sub-step remainder, so small errors still add up to a step.
  *
- *    **Asymmetry.**  A move down (du < 0) is divided by SG_DOWN_DIV = 4: a
- *    deficit costs latency at once, spare slack only costs energy, so the
- *    controller rises fast and comes down slowly, and the noise that is left
- *    after the average biases it up rather than down.
+ *    **Asymmetry.**  The integral term is divided by SG_DOWN_DIV = 4 when it
+ *    lowers u (e > 0): a deficit costs latency at once, spare slack only
+ *    costs energy, so the controller rises fast and comes down slowly, and
+ *    it settles where the average slack is a little above the setpoint
+ *    rather than below.  P and D stay symmetric: in velocity form they sum
+ *    to zero over any stretch that starts and ends at the same error, so
+ *    noise cannot ratchet u.  (Dividing every down move, as first done,
+ *    did ratchet it: zero-mean noise in e gave full-size P kicks up and
+ *    quarter-size kicks down, and in guest-loadstep.sh on a loaded host u
+ *    stayed at max through a 6 s phase whose average slack was 578.)
  *
  *    Defaults kp = 300, ki = 200, kd = 0, setpoint 450, deadband 50.
  *    Around the operating point slack moves ~1:1 with the frequency as a
@@ -148,8 +154,12 @@
  *    BPF side (slackctl reloads in ~1-2 s), short enough that a server
  *    whose feed is gone for good stops running at max within seconds.  Then
  *    the policy returns to the utilization rule (reason ``lost``) and drops
- *    its idle constraints; samples arriving again resume the PID from the
- *    current frequency.
+ *    its idle constraints; samples arriving again start the PID from the
+ *    current frequency.  Samples arriving again within the hold resume the
+ *    PID where it was before the gap: a gap says nothing about the load
+ *    (under a loaded emulator the feed stalls for 50 ms now and then), and
+ *    restarting from the safe max would cost a walk down at a quarter of the
+ *    up gain (step 4); a real overload shows in the first window (step 2).
  */
 
 const char * const sg_reason_names[SG_R_NR] = {
@@ -178,9 +188,9 @@ const char * const sg_mode_names[SG_MODE_NR] = {
 /* Util rule: load at or above which the CPU goes to max (ondemand's up_threshold). */
 #define SG_UTIL_UP		950
 /*
- * Down moves of the PID are this many times smaller than up moves (step 4).
- * A deficit costs latency at once, spare slack only costs energy: so rise
- * fast and come down slowly.  4: measured with make demo, see step 4.
+ * The integral term is this many times smaller when it lowers the output
+ * (step 4).  A deficit costs latency at once, spare slack only costs energy:
+ * so rise fast and come down slowly.  4: measured with tune.sh, see step 4.
  */
 #define SG_DOWN_DIV		4
 /* Util rule headroom 5/4 = 1.25: frequency equals cur at 80 % load (schedutil's C). */
@@ -251,15 +261,10 @@ void sg_control_step(const struct sg_tunables *t, struct sg_pid *pid,
 					  (s64)pid->rps1 * 1000);
 			out->ff = clamp(out->ff, -span, span);
 		}
-		du = out->p + out->i + out->d + out->ff;
-		/* step 4: down moves at 1/SG_DOWN_DIV of the gain */
-		if (du < 0) {
-			du = div_s64(du, SG_DOWN_DIV);
-			out->p = div_s64(out->p, SG_DOWN_DIV);
+		/* step 4: the integral moves down at 1/SG_DOWN_DIV of its gain */
+		if (out->i < 0)
 			out->i = div_s64(out->i, SG_DOWN_DIV);
-			out->d = div_s64(out->d, SG_DOWN_DIV);
-			out->ff = div_s64(out->ff, SG_DOWN_DIV);
-		}
+		du = out->p + out->i + out->d + out->ff;
 		pid->u_khz = clamp(pid->u_khz + du, lo, hi);
 		pid->e2 = pid->e1;
 		pid->e1 = e;

@@ -217,7 +217,13 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 			in.saturated = SG_R_SAT_DRAIN;
 		mode = in.saturated ? SG_MODE_BOOST : SG_MODE_SLACK;
 
-		if (sp->mode == SG_MODE_UTIL || sp->mode == SG_MODE_SAFE)
+		/*
+		 * From the util rule the PID starts at the current frequency;
+		 * after a gap (safe mode) it resumes where it was: a gap says
+		 * nothing about the load, and restarting from the safe max would
+		 * cost a slow walk down (control.c step 8).
+		 */
+		if (sp->mode == SG_MODE_UTIL)
 			sg_control_reset(&sp->pid, policy->cur);
 		sg_control_step(t, &sp->pid, &in, policy, &out);
 		if (mode == SG_MODE_BOOST && sp->mode != SG_MODE_BOOST)
