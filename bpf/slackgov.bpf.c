@@ -36,8 +36,10 @@
  *    ``rps`` 0, ``slack`` 1000, ``cv`` 0, flag ``SLACKGOV_SAMPLE_IDLE``.  In
  *    count-only mode the timer closes a window that had no send for 10 ms.
  *    The timer stops when the target is deleted or its last process exits;
- *    that exit closes a last window flagged ``SLACKGOV_SAMPLE_EXITED``, and
- *    then windows stop: the governor's stale rule takes over (safe
+ *    that exit closes a last window flagged ``SLACKGOV_SAMPLE_EXITED`` (the
+ *    timer closes it if another closer held the window then), and then
+ *    windows stop, also those a dying thread's last context switch would
+ *    close: the governor's stale rule takes over (safe
  *    frequency), as documented for a lost signal.  A target is known from
  *    its first syscall after it was added: one that never makes one (blocked
  *    since before) publishes nothing until it wakes.
@@ -77,8 +79,9 @@
  *    in integer math (mean in ns, ``sum(iv) * 1000`` < 2^64 for
  *    sum(iv) < 2^44 us; a bit-by-bit square root of var < 2^48).  A window
  *    with fewer than 2 recvs carries its sums into the next one (for up to
- *    1 s) and repeats the last value (0 after an idle window); ``cv`` is
- *    capped at 10^6 (CV 1000, the largest the module accepts).  Open-loop Poisson arrivals give about
+ *    1 s) and repeats the last value (forgotten after 1 s without requests;
+ *    a window without requests publishes 0); ``cv`` is capped at 10^6 (CV
+ *    1000, the largest the module accepts).  Open-loop Poisson arrivals give about
  *    1000 below saturation.  Why not the plain CV of inter-recv intervals:
  *    at saturation the requests of an open-loop client pile up in the
  *    socket buffers and each read returns the backlog, so recvs become
@@ -221,7 +224,7 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 armed;		/* the idle timer runs */
 	__u64 exit_pending;	/* the last process exited, its EXITED window is owed */
 	/* batch_cv(): inter-arrival moments carried over windows with few recvs */
-	__u64 cv_reqs, cv_recvs, cv_sum_us, cv_sq_us2, cv_start_ns, last_cv;
+	__u64 cv_reqs, cv_recvs, cv_sum_us, cv_sq_us2, cv_start_ns, last_cv, cv_idle_ns;
 };
 
 struct sg_proc {		/* procs map: a target process, for exit detection */
@@ -404,6 +407,7 @@ static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct 
 	a->uncounted = 0;
 	a->exit_pending = 0;
 	a->cv_reqs = a->cv_recvs = a->cv_sum_us = a->cv_sq_us2 = a->cv_start_ns = a->last_cv = 0;
+	a->cv_idle_ns = 0;
 	a->incarn++;
 	a->kind = m->kind;
 	a->key[0] = m->key[0];
@@ -601,10 +605,17 @@ static __always_inline __u32 batch_cv(struct sg_acc *a, const struct slackgov_wi
 	__u64 n, m_ns, var, cv;
 
 	if (!nsend && !nrecv) {
+		/* no request: publish 0 and drop the carry; forget the last value
+		 * only after SG_CV_SPAN_NS of this (a saturated worker that was
+		 * preempted for a window is not idle) */
 		a->cv_reqs = a->cv_recvs = a->cv_sum_us = a->cv_sq_us2 = a->cv_start_ns = 0;
-		a->last_cv = 0;
-		return 0;		/* idle: no queue */
+		if (!a->cv_idle_ns)
+			a->cv_idle_ns = w->start_ns;
+		else if (now - a->cv_idle_ns >= SG_CV_SPAN_NS)
+			a->last_cv = 0;
+		return 0;
 	}
+	a->cv_idle_ns = 0;
 	if (!a->cv_start_ns)
 		a->cv_start_ns = w->start_ns;
 	a->cv_reqs += nsend > nrecv ? nsend : nrecv;
@@ -647,10 +658,12 @@ static __always_inline __u32 window_due(struct sg_acc *a, __u64 now, __u64 windo
 
 	if (!len)
 		return 0;
-	if (window_sends && a->nr_send >= window_sends)
-		return SG_DUE | SLACKGOV_SAMPLE_BY_COUNT;
 	if (flags_in & SLACKGOV_SAMPLE_EXITED)
 		return SG_DUE;		/* the target's last window */
+	if (!a->nr_procs && !a->uncounted)
+		return 0;		/* no live process: after the last window */
+	if (window_sends && a->nr_send >= window_sends)
+		return SG_DUE | SLACKGOV_SAMPLE_BY_COUNT;
 	if (window_ns && len >= window_ns)
 		return SG_DUE;		/* by time */
 	if (!window_ns && (flags_in & SG_F_TIMER) && !a->nr_send && len >= SG_IDLE_NS)
