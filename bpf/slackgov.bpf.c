@@ -743,7 +743,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	 * back to waiting (saturated, 0); nothing at all means idle (1000). */
 	denom = blocked + w->busy_ns;
 	if (denom)
-		w->slack = blocked * SLACKGOV_ONE / denom;
+		w->slack = blocked >= denom ? SLACKGOV_ONE : blocked * SLACKGOV_ONE / denom;
 	else
 		w->slack = nsend || nrecv ? 0 : SLACKGOV_ONE;
 	w->blocked_ns = blocked;
@@ -827,7 +827,7 @@ static __always_inline int on_exit(long ret, const bool feed)
 {
 	struct sg_thread *th = thread_state(false);
 	struct sg_acc *a;
-	__u64 now, d;
+	__u64 now, d, ws;
 	__u32 slot;
 
 	if (!th || th->slot == SG_NO_SLOT)
@@ -860,8 +860,11 @@ static __always_inline int on_exit(long ret, const bool feed)
 			d = now - th->enter_ns;
 			__sync_fetch_and_add(&a->nr_wait, 1);
 			__sync_fetch_and_add(&a->wait_sum_ns, d);
-			if (a->start_ns && now - d < a->start_ns)
-				d = now - a->start_ns;	/* the part inside this window */
+			ws = a->start_ns;
+			if (ws && now - d < ws)	/* the part inside this window; none
+						 * if a closer on another CPU opened
+						 * it after our @now */
+				d = now > ws ? now - ws : 0;
 			__sync_fetch_and_add(&a->blocked_ns, d);
 			if (th->worker_seq != a->seq + 1) {
 				th->worker_seq = a->seq + 1;
