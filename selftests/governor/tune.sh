@@ -12,7 +12,7 @@
 
 CONFIGS=${TUNE_CONFIGS:-"performance slack schedutil ondemand"}
 LOADS=${TUNE_LOADS:-"10 30 50 70"}
-REPS=${TUNE_REPS:-2}
+REPS=${TUNE_REPS:-1}
 STEP_S=${TUNE_STEP_S:-5}
 SHAPE=${TUNE_SHAPE:-epoll}
 GOV=/sys/devices/system/cpu/cpufreq/slack
