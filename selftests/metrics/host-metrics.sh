@@ -3,6 +3,7 @@
 # client: sends counted equal requests served (observed RPS), slack falls as
 # load rises, a process that is not a target is not counted.
 . "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/lib/server.sh"
 
 S=$SG_BUILD/userctl/slackctl
 B=$SG_BUILD/selftests
@@ -12,23 +13,9 @@ sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
 
-# start_server NAME ARGS...: sgserver on an ephemeral port; sets PORT, SPID
-# (one output file per server: the shell truncates a reused file in the
-# child, after the parent may already have read the old one's port)
-NSRV=0
-start_server() {
-	NSRV=$((NSRV + 1))
-	"$B/sgserver" -p 0 "$@" > srv$NSRV.out 2> srv$NSRV.err &
-	SPID=$!
-	sg_defer "kill $SPID"
-	for i in 1 2 3 4 5 6 7 8 9 10; do [ -s srv$NSRV.out ] && break; sleep 0.3; done
-	PORT=$(awk '{print $2}' srv$NSRV.out)
-	[ -n "$PORT" ] || ktap_note "sgserver did not start: $(cat srv$NSRV.err)"
-}
-
 ktap_plan 9
 "$S" load > /dev/null
-start_server -t 2 -s 100
+start_server "$B/sgserver" -t 2 -s 100
 "$S" target add --pid $SPID > /dev/null
 sleep 0.5
 s0=$(tgt $SPID "x['total_send']")
@@ -59,7 +46,7 @@ ktap_cmp "$light" -gt 500 "a lightly loaded server mostly waits"
 
 # a second server that is not a target
 p1=$PORT; sp1=$SPID
-start_server -t 1 -s 10
+start_server "$B/sgserver" -t 1 -s 10
 c0=$(tgt $sp1 "x['total_send']")
 n2=$("$B/sgclient" -p "$PORT" -r 500 -d 1 -j | py "print(d['received'])")
 sleep 0.3

@@ -5,6 +5,7 @@
 # reuses the exited target's PID is not counted; a window with one event and
 # a huge gap before it give bounded, exact moments (no overflow garbage).
 . "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/lib/server.sh"
 
 S=$SG_BUILD/userctl/slackctl
 B=$SG_BUILD/selftests
@@ -21,17 +22,6 @@ last() { "$B/sgwin" -s "$1" | sed -n 's/^last //p'; }
 total_send() { "$B/sgwin" -s "$1" | sed -n 's/.*total_send=\([0-9]*\).*/\1/p'; }
 slot_of() { "$S" -j target add "$@" | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p'; }
 
-# start_server BINARY ARGS...: sets SPID, PORT (one output file per server)
-NSRV=0
-start_server() {
-	NSRV=$((NSRV + 1))
-	"$@" -p 0 > srv$NSRV.out 2> srv$NSRV.err &
-	SPID=$!
-	sg_defer "kill $SPID"
-	for i in $(seq 1 20); do grep -q ready srv$NSRV.out && break; sleep 0.2; done
-	PORT=$(awk '/ready/ {print $2}' srv$NSRV.out)
-	[ -n "$PORT" ] || ktap_note "server did not start: $(cat srv$NSRV.err)"
-}
 answered() { "$B/sgclient" -p "$1" -r "$2" -d "$3" -c 2 -j | sed -n 's/.*"received": \([0-9]*\).*/\1/p'; }
 
 # one request on a fresh connection (sgwire.h: 32-byte message)

@@ -5,6 +5,7 @@
 # target that counts a server's requests, a full target table; the state
 # after each step.
 . "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/lib/server.sh"
 . "$SG_TOP/selftests/slackctl/lib.sh"
 
 B=$SG_BUILD/selftests
@@ -20,18 +21,6 @@ py() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 gen() { bpftool -j map lookup pinned $PIN/sg_config key 0 0 0 0 | py 'd["formatted"]["value"]["generation"]'; }
 ours() { bpftool prog show | grep -cE "name sg_[a-z_]+ " ; }
 nlist() { "$S" target list | wc -l; }
-
-# start_server ARGS...: sgserver on an ephemeral port; sets PORT, SPID
-NSRV=0
-start_server() {
-	NSRV=$((NSRV + 1))
-	"$B/sgserver" -p 0 "$@" > srv$NSRV.out 2> srv$NSRV.err &
-	SPID=$!
-	sg_defer "kill $SPID"
-	for i in 1 2 3 4 5 6 7 8 9 10; do [ -s srv$NSRV.out ] && break; sleep 0.3; done
-	PORT=$(awk '{print $2}' srv$NSRV.out)
-	[ -n "$PORT" ] || ktap_note "sgserver did not start: $(cat srv$NSRV.err)"
-}
 
 ktap_plan 57
 
@@ -65,7 +54,7 @@ sc_fails 1 "set of an unknown knob" "unknown knob 'windw'" set windw 30ms
 ktap_check 'python3 "$JC" same get0.json get1.json' "every knob is unchanged"
 
 # -- targets by PID and name, with their errors
-start_server -t 2 -s 10
+start_server "$B/sgserver" -t 2 -s 10
 P=$SPID
 SC_UNDO="$S target del --pid $P" sc_json "target add --pid -j / -p" target add --pid $P --setpoint 25%
 ktap_eq "pid $P" "$(jget j.out 'd["kind"] + " " + d["id"]')" "target add -j names the target"
@@ -119,7 +108,7 @@ ktap_eq 0 "$(nlist)" "no target left"
 cg=$CG2/sgtest.$$
 mkdir "$cg"
 sg_defer "rmdir $cg"
-start_server -t 1 -s 10
+start_server "$B/sgserver" -t 1 -s 10
 echo $SPID > "$cg/cgroup.procs"
 ktap_run_ok "target add --cgroup on a cgroup holding a server" "$S" target add --cgroup "$cg"
 n=$("$B/sgclient" -p "$PORT" -r 1000 -d 1 -c 2 -j | py 'd["received"]')
