@@ -48,8 +48,12 @@
  *    ``sendmsg``, ``sendmmsg``, ``write``/``writev`` on a socket) and of the
  *    recv family (``recvfrom``, ``recvmsg``, ``recvmmsg``, ``read``/``readv``
  *    on a socket) that moved at least one byte (a read of 0 is the peer's
- *    close); waits (``poll``, ``select``, ``epoll_wait``, ``pselect6``,
- *    ``ppoll``, ``epoll_pwait``, ``epoll_pwait2``) that returned events.
+ *    close); *waits*: calls of the wait family (``poll``, ``select``,
+ *    ``epoll_wait``, ``pselect6``, ``ppoll``, ``epoll_pwait``,
+ *    ``epoll_pwait2``) that returned events, and counted recvs during which
+ *    the thread slept (``sched_switch`` saw it leave the CPU not runnable):
+ *    the blocking read with which a thread-per-connection worker waits for
+ *    its next request.  A non-blocking recv (an event loop's) never sleeps.
  *
  * 3. **Observed RPS.**  ``rps = nr_send * 10^9 / len``: one send per answer.
  *    Over a run, the windows' rps weighted by their length is
@@ -98,8 +102,9 @@
  *        slack = 1000 * blocked / (blocked + busy)
  *
  *    where, over the threads of the target, ``blocked`` sums the durations
- *    of waits that returned events and ``busy`` the time from each wait's
- *    return to the same thread's next wait, both clipped to the window; only
+ *    of waits (point 2: wait calls that returned events, recvs that slept)
+ *    and ``busy`` the time from each wait's return to the same thread's next
+ *    wait, both clipped to the window; only
  *    completed segments count, so N workers each 40% busy give slack 600
  *    whatever N: the share is normalized per busy worker (threads that
  *    completed a wait in the window, ``nr_threads``).  A window with
@@ -247,6 +252,7 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 worker_seq;	/* window seq this thread was counted a worker in */
 	__u64 on_ns;		/* sched_switch: switched in at */
 	__u64 wait_exit_ns;	/* when its last wait returned (0: none yet) */
+	__u64 slept;		/* sched_switch: it slept in the recv in progress */
 };
 
 struct {
@@ -791,6 +797,42 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	a->closing = 0;
 }
 
+/* A worker's busy segment ends at @at: from its last wait's return to the
+ * start of this wait, the part inside the open window. */
+static __always_inline void end_busy(struct sg_thread *th, struct sg_acc *a, __u64 at)
+{
+	__u64 from = th->wait_exit_ns;
+
+	if (!from)
+		return;
+	th->wait_exit_ns = 0;
+	if (!a)
+		return;
+	if (a->start_ns > from)
+		from = a->start_ns;
+	if (at > from)
+		__sync_fetch_and_add(&a->busy_ns, at - from);
+}
+
+/* A wait (see the DOC block "Slack") returned events at @now: its blocked
+ * time, the part inside the open window, and the thread counts as a worker. */
+static __always_inline void count_wait(struct sg_thread *th, struct sg_acc *a, __u64 now)
+{
+	__u64 d = now - th->enter_ns, ws;
+
+	__sync_fetch_and_add(&a->nr_wait, 1);
+	__sync_fetch_and_add(&a->wait_sum_ns, d);
+	ws = a->start_ns;
+	if (ws && now - d < ws)	/* the part inside this window; none if a
+				 * closer on another CPU opened it after @now */
+		d = now > ws ? now - ws : 0;
+	__sync_fetch_and_add(&a->blocked_ns, d);
+	if (th->worker_seq != a->seq + 1) {
+		th->worker_seq = a->seq + 1;
+		__sync_fetch_and_add(&a->nr_workers, 1);
+	}
+}
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sg_enter, struct pt_regs *regs, long id)
 {
@@ -805,20 +847,12 @@ int BPF_PROG(sg_enter, struct pt_regs *regs, long id)
 			fam = (id == NR_read || id == NR_readv) ? SG_RECV : SG_SEND;
 	}
 	th->kind = fam;
+	th->slept = 0;
 	th->enter_ns = bpf_ktime_get_ns();
-	if (fam == SG_WAIT && th->wait_exit_ns) {
-		/* a worker's busy segment: from its last wait's return to this wait */
+	if (fam == SG_WAIT) {
 		__u32 slot = th->slot;
-		struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
-		__u64 from = th->wait_exit_ns;
 
-		if (a) {
-			if (a->start_ns > from)
-				from = a->start_ns;	/* the part inside this window */
-			if (th->enter_ns > from)
-				__sync_fetch_and_add(&a->busy_ns, th->enter_ns - from);
-		}
-		th->wait_exit_ns = 0;
+		end_busy(th, bpf_map_lookup_elem(&acc, &slot), th->enter_ns);
 	}
 	return 0;
 }
@@ -827,7 +861,7 @@ static __always_inline int on_exit(long ret, const bool feed)
 {
 	struct sg_thread *th = thread_state(false);
 	struct sg_acc *a;
-	__u64 now, d, ws;
+	__u64 now;
 	__u32 slot;
 
 	if (!th || th->slot == SG_NO_SLOT)
@@ -851,25 +885,20 @@ static __always_inline int on_exit(long ret, const bool feed)
 				break;	/* end of file: the peer closed, no request */
 			__sync_fetch_and_add(&a->nr_recv, 1);
 			add_interval(&a->last_recv_ns, now, &a->recv_sum_us, &a->recv_sq_us2);
+			/* a recv that slept for its data is the wait of a
+			 * blocking-I/O worker (thread per connection) */
+			if (th->slept && th->enter_ns) {
+				end_busy(th, a, th->enter_ns);
+				count_wait(th, a, now);
+				th->wait_exit_ns = now;
+			}
 			break;
 		case SG_WAIT:
 			th->wait_exit_ns = now;
 			/* a wait that returned no event is a timer wake: not slack */
 			if (ret == 0 || !th->enter_ns)
 				break;
-			d = now - th->enter_ns;
-			__sync_fetch_and_add(&a->nr_wait, 1);
-			__sync_fetch_and_add(&a->wait_sum_ns, d);
-			ws = a->start_ns;
-			if (ws && now - d < ws)	/* the part inside this window; none
-						 * if a closer on another CPU opened
-						 * it after our @now */
-				d = now > ws ? now - ws : 0;
-			__sync_fetch_and_add(&a->blocked_ns, d);
-			if (th->worker_seq != a->seq + 1) {
-				th->worker_seq = a->seq + 1;
-				__sync_fetch_and_add(&a->nr_workers, 1);
-			}
+			count_wait(th, a, now);
 			break;
 		}
 	}
@@ -896,6 +925,9 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 
 	/* a verdict of an older generation (a deleted target) counts no more */
 	th = bpf_task_storage_get(&threads, prev, 0, 0);
+	if (th && th->slot != SG_NO_SLOT && th->generation == gen && th->kind == SG_RECV &&
+	    prev->__state != 0 /* TASK_RUNNING: preempted, not asleep */)
+		th->slept = 1;
 	if (th && th->slot != SG_NO_SLOT && th->generation == gen && th->on_ns) {
 		now = bpf_ktime_get_ns();
 		slot = th->slot;

@@ -46,19 +46,25 @@ for shape in $SHAPES; do
 	lr_server_stop
 done
 
-# fidelity: observed (BPF) vs client RPS, under performance
+# fidelity: observed (BPF) vs client RPS, under performance, measured as
+# selftests/metrics/fidelity.sh does: the windows of the run from the first
+# to the last with a send (sgwin -f -b), so that the idle edges of a step
+# (windows before the client starts and after it ends) do not count
+FID_DUR=5 FID_TAIL=1.2
 for shape in $SHAPES; do
 	lr_server_start 2 $shape $SERVICE_US || continue
+	[ -n "$LR_SLOT" ] || { echo "BENCH-INFO fidelity: $shape server is no target"; lr_server_stop; continue; }
 	lr_gov performance
 	for load in $LOADS; do
 		rate=$((CAPACITY * load / 100))
-		"$LR_T/sgsample" -i 250 > /tmp/fid.csv &
-		s=$!
-		out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$rate" -d 5 -c 4 -S "$load" -j)
-		kill $s; wait $s 2>/dev/null
-		# mean observed RPS over the windows sampled while the load ran
-		obs=$(awk -F, 'NR > 2 && $6 != seq { seq = $6; s += $2; n++ } END { printf "%.1f", n ? s / n : 0 }' /tmp/fid.csv)
-		echo "BENCH-FID $shape,$load,$(echo "$out" | jget rps),$obs"
+		"$LR_T/sgwin" -s "$LR_SLOT" -f "$(awk -v d=$FID_DUR -v t=$FID_TAIL 'BEGIN { print d + t }')" \
+			-b > /tmp/fid.win &
+		w=$!
+		sleep 0.1
+		out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$rate" -d $FID_DUR -c 4 -S "$load" -j)
+		wait $w
+		obs=$(tr ' ' '\n' < /tmp/fid.win | sed -n 's/^rps=//p' | head -n 1)
+		echo "BENCH-FID $shape,$load,$(echo "$out" | jget rps),${obs:-0}"
 	done
 	lr_server_stop
 done

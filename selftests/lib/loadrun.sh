@@ -15,7 +15,7 @@ LR_CTL=$SG_BUILD/userctl/slackctl
 LR_VP=/sys/kernel/debug/vplatform
 LR_POL0=/sys/devices/system/cpu/cpu0/cpufreq
 LR_POL1=/sys/devices/system/cpu/cpu1/cpufreq
-LR_SERVER_PID= LR_PORT=
+LR_SERVER_PID= LR_PORT= LR_SLOT=
 
 # lr_up: modules in, client CPU at max, slackctl loaded (feed on)
 lr_up() {
@@ -41,6 +41,7 @@ lr_down() {
 
 # lr_server_start THREADS MODE SERVICE_US: sgserver on CPU 1, work calibrated
 # at fmax; sets LR_SERVER_PID and LR_PORT, adds the server as a target
+# (its slot in LR_SLOT)
 lr_server_start() {
 	echo performance > $LR_POL1/scaling_governor
 	iters=$(taskset -c 1 "$LR_T/sgserver" --calibrate | sed -n 's/^iters_per_us //p')
@@ -50,7 +51,9 @@ lr_server_start() {
 	LR_SERVER_PID=$!
 	read -r word LR_PORT < /tmp/lr.fifo
 	[ "$word" = ready ] || return 1
-	[ -x "$LR_CTL" ] && "$LR_CTL" target add --pid "$LR_SERVER_PID" >/dev/null
+	LR_SLOT=
+	[ -x "$LR_CTL" ] && LR_SLOT=$("$LR_CTL" -j target add --pid "$LR_SERVER_PID" |
+		sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
 	return 0
 }
 
