@@ -21,7 +21,7 @@ const struct sc_knob sc_knobs[] = {
 	{ "ki", false, SC_GAIN, 0, 10000, 200, "integral gain" },
 	{ "kd", false, SC_GAIN, 0, 10000, 0, "derivative gain" },
 	{ "deadband", false, SC_PERMILLE, 0, 500, 50, "error band with no change" },
-	{ "sat_cv", false, SC_PERMILLE, 0, 1000000, 1500, "inter-recv CV that boosts to max" },
+	{ "sat_cv", false, SC_PERMILLE, 0, 1000000, 3000, "inter-recv CV that boosts to max" },
 	{ "stale_ms", false, SC_MS, 5, 60000, 50, "sample age that falls back to safe_khz" },
 	{ "safe_khz", false, SC_KHZ, 0, 100000000, 0, "stale-signal frequency (0 = policy max)" },
 	{ "rate_limit_us", false, SC_US, 0, 1000000, 0, "minimum time between changes" },
