@@ -43,7 +43,7 @@ export KVER KFLAVOUR O CACHE KDIR
 # keep objects and skeletons that are only intermediates of other targets
 .SECONDARY:
 .PHONY: all help setup kmod modules bpf userctl tools check check-host check-guest \
-	bench demo clean distclean
+	bench demo docs clean distclean
 
 all: kmod bpf userctl tools
 
@@ -58,6 +58,7 @@ help:
 	@echo '  check-host   host tests only      check-guest  guest tests only'
 	@echo '  demo         the governor on its demo workload, with a report'
 	@echo '  bench        the evaluation matrix (long)'
+	@echo '  docs         copy the DOC blocks into Documentation/ (scripts/doc-sync)'
 	@echo '  install      slackctl, BPF object, unit, man page (DESTDIR=, PREFIX=)'
 	@echo '  uninstall    remove what install laid out'
 	@echo '  dkms-install the module through DKMS for the running kernel'
@@ -172,6 +173,10 @@ demo: all
 
 bench: all
 	$(Q)selftests/bench/run
+
+# the DOC blocks' copies in Documentation/ (readers without sphinx)
+docs:
+	$(Q)scripts/doc-sync
 
 clean:
 	$(call msg,CLEAN,$(O))
