@@ -116,7 +116,10 @@
  *    ``sched_switch``, ``util = 1000 * oncpu_ns / len`` (2000 = two CPUs
  *    busy), and the CPUs they ran on (``cpus``; a window in which the target
  *    did not run names those of its last running window, so the module
- *    knows which policies an idle window concerns).
+ *    knows which policies an idle window concerns).  A run is counted when
+ *    the thread leaves the CPU, clipped to the open window: one that ran
+ *    through several windows without a switch counts only its part in the
+ *    last (util then underestimates; it never exceeds 1000 per CPU).
  *
  * 8. **Blind spots.**  io_uring submissions and completions are not
  *    syscalls of the send/recv families, nor is ``io_uring_enter`` a wait:
@@ -933,7 +936,13 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 		slot = th->slot;
 		a = bpf_map_lookup_elem(&acc, &slot);
 		if (a) {
-			__sync_fetch_and_add(&a->oncpu_ns, now - th->on_ns);
+			/* the part inside the open window: a thread that ran
+			 * since before it opened does not add the earlier part
+			 * (util could exceed 1000 per CPU) */
+			__u64 from = th->on_ns > a->start_ns ? th->on_ns : a->start_ns;
+
+			if (now > from)
+				__sync_fetch_and_add(&a->oncpu_ns, now - from);
 			set_cpu(a->cpus);
 		}
 		th->on_ns = 0;

@@ -136,14 +136,39 @@ function rst(   title, s, w, line) {
 	for (s in fshapes) printf "   * - %s\n     - %.5f\n     - %.4f\n     - %d\n", s, r2[s], slope[s], fn[s]
 	print ""
 	if (overhead != "null" && overhead != "") {
-		print "BPF overhead on the host kernel (``selftests/metrics/bench-overhead.sh``):"
+		print "BPF overhead on the host kernel (``selftests/metrics/bench-overhead.sh``, medians of " \
+			ov("reps") " interleaved repetitions; the issue's targets: <= 60 ns untraced, <= 150 ns per counted event):"
 		print ""
-		print "::"
+		print ".. list-table::"
+		print "   :header-rows: 1"
+		print ""
+		print "   * - cost\n     - ns\n     - ratio to nothing attached"
+		ovrow("getppid with nothing attached (the baseline)", ov("baseline_ns"), "")
+		ovrow("empty tp_btf sys_enter + sys_exit (the floor), per syscall", "+" ov("empty_ns"), "")
+		ovrow("untraced process, per syscall", "+" ov("untraced_ns"), "x" ov("untraced_ratio"))
+		ovrow("untraced process, per send or recv", "+" ov("untraced_sendrecv_ns"), "")
+		ovrow("target, per counted event (send or recv)", "+" ov("traced_ns"), "x" ov("traced_ratio") " (send + recv pair)")
+		ovrow("target, per uncounted syscall", "+" ov("target_other_ns"), "")
+		if (ov("switch_ns") != "") {
+			ovrow("context switch of an untraced process", "+" ov("switch_ns"), "")
+			ovrow("context switch of a target", "+" ov("target_switch_ns"), "")
+		}
+		print ""
+		print "The same, as ``results.json`` holds it::"
 		print ""
 		print "   " overhead
 		print ""
 	}
 }
+# ov KEY: a number of the overhead JSON object ("" if absent)
+function ov(key,   m) {
+	if (!match(overhead, "\"" key "\": *[-0-9.]+"))
+		return ""
+	m = substr(overhead, RSTART, RLENGTH)
+	sub(/.*: */, "", m)
+	return m
+}
+function ovrow(what, ns, ratio) { printf "   * - %s\n     - %s\n     -%s\n", what, ns, ratio == "" ? "" : " " ratio }
 function stlist(w,   j, s) { s = ""; for (j = 1; j <= nst[w]; j++) s = s (j > 1 ? ", " : "") stv[w, j]; return s }
 
 # table W HEAD KIND SKIP: one list-table of workload W, a row per governor

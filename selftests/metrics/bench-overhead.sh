@@ -5,6 +5,7 @@
 #   - per syscall of an untraced process (getppid loop), slackgov loaded;
 #   - per counted event of a target (send + recv of a byte on a socketpair:
 #     two counted calls), the process a target by name;
+#   - per context switch (a pipe ping-pong with a child on the same CPU);
 #   - both as ns added and as a ratio to the same loop with no programs;
 #   - the floor: the same loops with empty tp_btf sys_enter/sys_exit
 #     programs (sgloop -e), what any raw-syscall tracepoint design costs.
@@ -19,6 +20,9 @@
 #    "traced_ratio", "baseline_sendrecv_ns", "untraced_sendrecv_ns",
 #    "target_other_ns": added per uncounted syscall (getppid) of a target,
 #    "empty_ns": added per syscall by empty tp_btf programs (the floor),
+#    "switch_ns", "target_switch_ns": added per context switch of an
+#    untraced process and of a target (a pipe ping-pong on one CPU, less
+#    its four syscalls), "baseline_pingpong_ns": a round trip with nothing,
 #    "reps", "prog_ns": {program: ns per run}}
 # Usage: bench-overhead.sh [REPS]
 set -u
@@ -89,19 +93,26 @@ gp0=$(med "$work/none" 2) sr0=$(med "$work/none" 4)
 gpe=$(med "$work/empty" 2) sre=$(med "$work/empty" 4)
 gpu=$(med "$work/untraced" 2) sru=$(med "$work/untraced" 4)
 gpt=$(med "$work/target" 2) srt=$(med "$work/target" 4)
+pp0=$(med "$work/none" 6) ppe=$(med "$work/empty" 6) ppu=$(med "$work/untraced" 6) ppt=$(med "$work/target" 6)
 awk -v gp0="$gp0" -v sr0="$sr0" -v gpe="$gpe" -v sre="$sre" -v gpu="$gpu" -v sru="$sru" -v gpt="$gpt" -v srt="$srt" \
+    -v pp0="$pp0" -v ppe="$ppe" -v ppu="$ppu" -v ppt="$ppt" \
     -v reps="$REPS" -v kern="$(uname -r)" -v progs="$prog_json" 'BEGIN {
 	printf "overhead of the slackgov BPF programs, kernel %s, medians of %d interleaved repetitions\n", kern, reps
 	printf "  %-34s %10s %10s %10s %10s\n", "", "nothing", "empty", "untraced", "target"
 	printf "  %-34s %10.1f %10.1f %10.1f %10.1f\n", "getppid, ns per call", gp0, gpe, gpu, gpt
 	printf "  %-34s %10.1f %10.1f %10.1f %10.1f\n", "send+recv (2 counted), ns per pair", sr0, sre, sru, srt
+	printf "  %-34s %10.1f %10.1f %10.1f %10.1f\n", "pipe ping-pong, ns per round trip", pp0, ppe, ppu, ppt
 	printf "empty tp_btf sys_enter+sys_exit (the floor): +%.1f ns per syscall\n", gpe - gp0
 	un = gpu - gp0; tr = (srt - sr0) / 2
 	printf "untraced process: +%.1f ns per syscall (x%.2f of %.1f ns)\n", un, gpu / gp0, gp0
 	printf "untraced send+recv: +%.1f ns per call\n", (sru - sr0) / 2
 	printf "target: +%.1f ns per counted event (send or recv; x%.2f of the pair with nothing attached)\n", tr, srt / sr0
 	printf "target: +%.1f ns per uncounted syscall (getppid)\n", gpt - gp0
+	# a round trip: 2 context switches and 4 pipe syscalls, each syscall
+	# paying what getppid pays in the same condition
+	sw = (ppu - pp0 - 4 * un) / 2; swt = (ppt - pp0 - 4 * (gpt - gp0)) / 2
+	printf "context switch (sg_switch): +%.1f ns untraced, +%.1f ns a target (ping-pong round trip +%.1f / +%.1f ns, less its 4 syscalls)\n", sw, swt, ppu - pp0, ppt - pp0
 	if (progs != "") printf "programs, ns per run (bpf_stats, target and untraced loops): %s\n", progs
-	printf "{\"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"target_other_ns\": %.1f, \"empty_ns\": %.1f, \"reps\": %d, \"prog_ns\": {%s}}\n",
-		gp0, un, gpu / gp0, tr, srt / sr0, sr0 / 2, (sru - sr0) / 2, gpt - gp0, gpe - gp0, reps, progs
+	printf "{\"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"target_other_ns\": %.1f, \"empty_ns\": %.1f, \"switch_ns\": %.1f, \"target_switch_ns\": %.1f, \"baseline_pingpong_ns\": %.1f, \"reps\": %d, \"prog_ns\": {%s}}\n",
+		gp0, un, gpu / gp0, tr, srt / sr0, sr0 / 2, (sru - sr0) / 2, gpt - gp0, gpe - gp0, sw, swt, pp0, reps, progs
 }'

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # host-metrics.sh - the BPF side's metrics against the project's server and
 # client: sends counted equal requests served (observed RPS), slack falls as
-# load rises, a process that is not a target is not counted.
+# load rises (also for a thread-per-connection server, whose workers wait in
+# blocking reads), a process that is not a target is not counted.
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/lib/server.sh"
 
@@ -13,7 +14,7 @@ sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
 
-ktap_plan 9
+ktap_plan 11
 "$S" load > /dev/null
 start_server "$B/sgserver" -t 2 -s 100
 "$S" target add --pid $SPID > /dev/null
@@ -44,8 +45,24 @@ ktap_note "slack at 50 req/s: $light, at 15000 req/s: $heavy (thousandths)"
 ktap_cmp "$light" -gt "$heavy" "slack is lower under heavy load"
 ktap_cmp "$light" -gt 500 "a lightly loaded server mostly waits"
 
-# a second server that is not a target
+# a thread-per-connection server waits in blocking reads, not in a wait
+# call: a recv that slept is its wait (slack was 0 at any load before)
 p1=$PORT; sp1=$SPID
+start_server "$B/sgserver" -m thread -s 100
+tslot=$("$S" -j target add --pid $SPID | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
+tslack() {	# tslack RATE: slack over the busy span of a 2 s run
+	"$B/sgwin" -s "$tslot" -f 2.6 -b > tw.out & _w=$!
+	sleep 0.1; "$B/sgclient" -p "$PORT" -r "$1" -d 2 -c 4 -g 0.3 > /dev/null 2>&1; wait $_w
+	sed -n 's/.* slack=\([0-9.]*\).*/\1/p' tw.out | cut -d. -f1
+}
+tl=$(tslack 200); th=$(tslack 20000)
+ktap_note "thread server: slack at 200 req/s ${tl:-?}, at 20000 req/s ${th:-?} ($(cut -c1-100 tw.out))"
+ktap_cmp "${tl:-0}" -gt 500 "thread per connection, light load: the workers mostly wait (blocking reads)"
+ktap_cmp "${th:-1000}" -lt "${tl:-0}" "thread per connection: slack is lower under overload"
+"$S" target del --pid $SPID > /dev/null
+kill $SPID
+
+# a second server that is not a target
 start_server "$B/sgserver" -t 1 -s 10
 c0=$(tgt $sp1 "x['total_send']")
 n2=$("$B/sgclient" -p "$PORT" -r 500 -d 1 -j | py "print(d['received'])")
