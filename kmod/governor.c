@@ -38,6 +38,14 @@
  */
 #define SG_COLLAPSE_SLACK	50
 /*
+ * A boost is held until the queue drained only while the averaged slack is
+ * below setpoint / 2: a deficit that large is not the noise of single
+ * windows (one collapses now and then at any load, and the average around
+ * the setpoint dips below it about half of the time: holding every boost
+ * then kept a 50 % load at max for most of the time).
+ */
+#define SG_DRAIN_CONFIRM_DIV	2
+/*
  * A fast-switching policy whose worker runs off the policy's CPUs (its CPU
  * went offline) cannot switch from there: retry after a millisecond, about a
  * scheduler tick, rather than at once in a loop.
@@ -210,10 +218,12 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 
 		/*
 		 * control.c step 2: hold the boost until a window drained the
-		 * queue, unless the average shows room (a lone noisy window)
+		 * queue, unless the average does not confirm a deficit (a lone
+		 * noisy window)
 		 */
 		if (!in.saturated && sp->mode == SG_MODE_BOOST &&
-		    (!in.fresh || (in.raw < in.setpoint && in.slack < in.setpoint)))
+		    (!in.fresh || (in.raw < in.setpoint &&
+				   in.slack < in.setpoint / SG_DRAIN_CONFIRM_DIV)))
 			in.saturated = SG_R_SAT_DRAIN;
 		mode = in.saturated ? SG_MODE_BOOST : SG_MODE_SLACK;
 

@@ -16,15 +16,15 @@
  * x1000.  A write outside [MIN, MAX], or not a plain decimal unsigned
  * integer, fails with -EINVAL and changes nothing.
  */
-/* slack setpoint: any ratio.  450: the filtered slack of the demo server
- * under performance is ~500 at 50-70 % of capacity, where its p99 is still
- * within 5x the unloaded p99; holding it there keeps queues as short as at
- * fmax, and the default of the first cut (200, workers busy 80 %) let the
- * p99 grow 2-5x (make demo, control.c step 4)
+/* slack setpoint: any ratio.  350: workers busy 65 % of the time; in
+ * tune.sh (2026-11-23, epoll server, 2 repetitions) it used 30 % / 16 % less
+ * modeled energy per request than performance at 30 % / 50 % load with the
+ * p99 within 5x the unloaded p99, where 450 saved 28 % / 10 % and 250 ran
+ * the p99 up further (control.c step 4)
  */
 #define SG_SETPOINT_MIN		0
 #define SG_SETPOINT_MAX		SLACKGOV_ONE
-#define SG_SETPOINT_DEF		450
+#define SG_SETPOINT_DEF		350
 /* gains up to 10.0: beyond, one window's noise swings the whole range */
 #define SG_GAIN_MIN		0
 #define SG_GAIN_MAX		10000

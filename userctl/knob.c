@@ -16,7 +16,7 @@
 #include "slackctl.h"
 
 const struct sc_knob sc_knobs[] = {
-	{ "setpoint", false, SC_PERMILLE, 0, 1000, 450, "slack to hold (share of worker time waiting)" },
+	{ "setpoint", false, SC_PERMILLE, 0, 1000, 350, "slack to hold (share of worker time waiting)" },
 	{ "kp", false, SC_GAIN, 0, 10000, 300, "proportional gain" },
 	{ "ki", false, SC_GAIN, 0, 10000, 200, "integral gain" },
 	{ "kd", false, SC_GAIN, 0, 10000, 0, "derivative gain" },

@@ -4,7 +4,8 @@
 # Input: cells.csv (rep,shape,gov,load,rate,rps,p50,p99,p999,energy_j,
 # j_per_req,khz,idle) with idle "state=permille;state=permille";
 # -v fid=fidelity.csv (shape,load,client_rps,observed_rps), slo_x, kernel,
-# date, command, overhead (a JSON object or null).
+# date, command, overhead (a JSON object or null), caps ("shape=rps ...":
+# each shape's measured capacity at fmax, what the loads are % of).
 # Per workload shape, governor and load: means over the repetitions.  The
 # SLO of a shape is slo_x times its unloaded p99 (performance at the lowest
 # load, mean over repetitions); a cell whose p99 exceeds it is a violation.
@@ -32,6 +33,8 @@ function fmt(x) { return sprintf("%.6g", x) }
 function mean(a, k) { return n[k] ? a[k] / n[k] : 0 }
 END {
 	for (r in reps) nreps++
+	nc = split(caps, cl, " ")
+	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); cap[kv[1]] = kv[2] + 0 }
 	nl = 0; for (l in loads) lv[++nl] = l + 0
 	for (i = 1; i <= nl; i++) for (j = i + 1; j <= nl; j++) if (lv[j] < lv[i]) { t = lv[i]; lv[i] = lv[j]; lv[j] = t }
 	for (s = 1; s <= ns; s++) {
@@ -68,7 +71,8 @@ END {
 	matrix(sv[1], "  ")
 	printf ",\n \"workloads\": {"
 	for (s = 1; s <= ns; s++) {
-		printf "%s\n  \"%s\": {\"slo_us\": %s, \"control\": ", (s > 1 ? "," : ""), sv[s], fmt(slo[sv[s]])
+		printf "%s\n  \"%s\": {\"slo_us\": %s, \"capacity_rps\": %s, \"control\": ", (s > 1 ? "," : ""), sv[s],
+			fmt(slo[sv[s]]), cap[sv[s]] ? cap[sv[s]] : "null"
 		matrix(sv[s], "    ")
 		printf "}"
 	}
@@ -105,13 +109,15 @@ function rst(   title, s, w, line) {
 	print ""
 	for (s = 1; s <= ns; s++) {
 		w = sv[s]
-		title = sprintf("Workload ``%s`` (SLO %.0f us)", w, slo[w])
+		title = sprintf("Workload ``%s`` (SLO %.0f us%s)", w, slo[w],
+			cap[w] ? sprintf(", capacity %d req/s", cap[w]) : "")
 		line = sprintf("%" length(title) "s", ""); gsub(/ /, "~", line)
 		print title; print line
 		print ""
 		print "Modeled energy per request (mJ), mean p99 latency (us) and SLO violations"
 		print "(cells over the SLO, out of the repetitions), per governor and load (% of"
-		print "the nominal capacity at fmax):"
+		if (cap[w]) print "the capacity at fmax measured at the start of the run):"
+		else print "the nominal capacity at fmax):"
 		print ""
 		table(w, "governor", "cost", "")
 		if (("slack" in govs) && ("performance" in govs)) {

@@ -34,7 +34,7 @@ sg_defer "knob stale_ms 50"
 wait_for '[ "$(gstat $C mode)" = slack ] && [ "$(cur $C)" = "$MIN" ]' 28
 ktap_eq "slack $MIN" "$(gstat $C mode) $(cur $C)" "spare slack: mode slack, frequency down to min"
 ktap_eq 800 "$(gstat $C last_slack)" "last_slack shows the sample's slack"
-ktap_check 'grep -q "slackgov_decision:.*mode=slack seq=[0-9]* slack=800 raw=800 setpoint=450.*reason=pid" $TR/trace' \
+ktap_check 'grep -q "slackgov_decision:.*mode=slack seq=[0-9]* slack=800 raw=800 setpoint=350.*reason=pid" $TR/trace' \
 	"decision trace event with inputs, terms and reason"
 ktap_eq "$C:none" "$(gstat $C idle_qos)" "plenty of slack: no idle constraint"
 wait
@@ -73,7 +73,7 @@ ktap_check 'grep "slackgov_decision:.*slack=500 raw=500 setpoint=900" $TR/trace 
 "$INJ" -C $C -t 1 -s 900 -d 1200 >/dev/null &
 p1=$!
 "$INJ" -C $C -t 0 -s 150 -d 1000 >/dev/null
-ktap_check 'grep "slackgov_decision:.*targets=2" $TR/trace | tail -n1 | grep -q "slack=150 raw=150 setpoint=450"' \
+ktap_check 'grep "slackgov_decision:.*targets=2" $TR/trace | tail -n1 | grep -q "slack=150 raw=150 setpoint=350"' \
 	"two targets: the largest deficit (slack 150) is followed"
 wait $p1
 

@@ -53,7 +53,7 @@ knob idle_relax_slack $((tight - 1)) && ktap_fail "relax below tight accepted" |
 
 # read-back of all knobs after the loop: unchanged, and the defaults
 ktap_eq "$snapshot" "$(all_knobs)" "every knob reads back what it held before the bad writes"
-ktap_eq "450 300 200 0 50 3000 50 0" \
+ktap_eq "350 300 200 0 50 3000 50 0" \
 	"$(for n in setpoint kp ki kd deadband sat_cv stale_ms safe_khz; do knob $n; done | xargs)" \
 	"control knobs read back their defaults"
 ktap_eq "150 350 20 0" \

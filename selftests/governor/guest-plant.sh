@@ -27,8 +27,9 @@ first() { col $1 | awk -v op="$2" -v v=$3 '
 	(op == "eq" && $1 == v) || (op == "lt" && $1 < v) { print NR - 1; found = 1; exit }
 	END { if (!found) print 9999 }'; }
 
-# at 20 % the plant's slack is 400 at min and 571 one step up: both sides of
-# the setpoint band (450 +- 50), so the output may cycle between the two
+# at 20 % the plant's slack is 400 at min and 571 one step up: at min the
+# error (400 - setpoint 350) is inside the deadband (50), so the output
+# settles there (or cycles with the next step)
 low2=$(col 0 | tail -n 10 | sort -n | sed -n '1p;$p' | xargs)
 ktap_note "20% load, last 10 windows: from ${low2% *} to ${low2#* } kHz"
 ktap_check '[ ${low2% *} -eq $MIN ] && [ ${low2#* } -le $((MIN + 400000)) ]' \
