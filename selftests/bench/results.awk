@@ -125,6 +125,7 @@ function rst(   title, s, w, line) {
 			print "governor (negative: slack uses less), and SLO violations (slack - other):"
 			print ""
 			table(w, "versus", "vs", "slack")
+			verdict(w)
 		}
 		if (nst[w]) {
 			print "Mean frequency (MHz) and C-state residency of the governed CPU (per mille of"
@@ -165,6 +166,37 @@ function rst(   title, s, w, line) {
 		print "   " overhead
 		print ""
 	}
+}
+# verdict W: the issue's criteria, read off workload W's means.  Slack
+# against performance at every load <= 70%: less modeled energy per request
+# and no more SLO violations; against schedutil and ondemand: less energy
+# at equal or fewer violations, at how many loads.
+function verdict(w,   i, l, ks, kp, ok, bad, g, win, tot, txt) {
+	ok = ""; bad = ""
+	for (i = 1; i <= nl; i++) {
+		l = lv[i]; if (l > 70) continue
+		ks = w SUBSEP "slack" SUBSEP l; kp = w SUBSEP "performance" SUBSEP l
+		if (!n[ks] || !n[kp]) continue
+		txt = sprintf("%d%% (%+.1f%%, %+d violations)", l, 100 * (mean(epr, ks) / mean(epr, kp) - 1), viol[ks] - viol[kp])
+		if (mean(epr, ks) < mean(epr, kp) && viol[ks] <= viol[kp]) ok = ok (ok == "" ? "" : ", ") txt
+		else bad = bad (bad == "" ? "" : ", ") txt
+	}
+	print "Against the criteria (generated from the means above):"
+	print ""
+	printf "* slack against performance at loads up to 70%%: less modeled energy per request with no extra SLO violation at %s", ok == "" ? "no load" : ok
+	printf "; %s.\n", bad == "" ? "at every such load" : "not at " bad
+	for (g = 1; g <= 2; g++) {
+		win = 0; tot = 0; txt = ""
+		for (i = 1; i <= nl; i++) {
+			l = lv[i]; ks = w SUBSEP "slack" SUBSEP l; kp = w SUBSEP (g == 1 ? "schedutil" : "ondemand") SUBSEP l
+			if (!n[ks] || !n[kp]) continue
+			tot++
+			if (mean(epr, ks) < mean(epr, kp) && viol[ks] <= viol[kp]) { win++; txt = txt (txt == "" ? "" : ", ") l "%" }
+		}
+		if (tot) printf "* slack against %s: less energy at equal or fewer SLO violations at %d of %d loads%s.\n",
+			g == 1 ? "schedutil" : "ondemand", win, tot, txt == "" ? "" : " (" txt ")"
+	}
+	print ""
 }
 # ov KEY: a number of the overhead JSON object ("" if absent)
 function ov(key,   m) {
