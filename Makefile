@@ -75,6 +75,8 @@ setup $(SETUP_STAMP): scripts/setup
 # ---- kernel modules -----------------------------------------------------------
 # Kbuild of 6.1 writes objects beside the sources of an external module, so
 # the module sources are mirrored into $(O)/kbuild as symlinks and built there.
+# "O=" for Kbuild: our O (make O=dir) reaches sub-makes through MAKEFLAGS,
+# and Kbuild would take it for the kernel's own output tree.
 KSRC := Kbuild kmod include selftests/modules
 KMOD_SRCS := $(shell find $(KSRC) -type f 2>/dev/null)
 
@@ -86,7 +88,7 @@ $(O)/kmod/.stamp: $(SETUP_STAMP) $(KMOD_SRCS)
 	$(Q)find $(O)/kbuild -xtype l -delete	# sources that were removed
 	$(Q)for f in $(KMOD_SRCS); do [ -L $(O)/kbuild/$$f ] || \
 		{ mkdir -p $(O)/kbuild/$$(dirname $$f) && ln -s $(CURDIR)/$$f $(O)/kbuild/$$f; }; done
-	$(Q)$(MAKE) -C $(KDIR) M=$(O)/kbuild $(if $(V),V=$(V)) modules $(if $(Q),>$(O)/kbuild.log 2>&1 || \
+	$(Q)$(MAKE) -C $(KDIR) M=$(O)/kbuild O= $(if $(V),V=$(V)) modules $(if $(Q),>$(O)/kbuild.log 2>&1 || \
 		{ cat $(O)/kbuild.log; exit 1; })
 	$(Q)cp $$(find $(O)/kbuild -name '*.ko') $(O)/kmod/
 	$(Q)scripts/check-module-btf $(O)/kmod/slackgov.ko $(VMLINUX_BTF)
