@@ -21,8 +21,9 @@
 #    "target_other_ns": added per uncounted syscall (getppid) of a target,
 #    "empty_ns": added per syscall by empty tp_btf programs (the floor),
 #    "switch_ns", "target_switch_ns": added per context switch of an
-#    untraced process and of a target (a pipe ping-pong on one CPU, less
-#    its four syscalls), "baseline_pingpong_ns": a round trip with nothing,
+#    untraced process and of a target (a pipe ping-pong on one CPU against
+#    the empty programs, less its four syscalls' programs beyond the floor),
+#    "baseline_pingpong_ns": a round trip with nothing,
 #    "reps", "prog_ns": {program: ns per run}}
 # Usage: bench-overhead.sh [REPS]
 set -u
@@ -108,10 +109,12 @@ awk -v gp0="$gp0" -v sr0="$sr0" -v gpe="$gpe" -v sre="$sre" -v gpu="$gpu" -v sru
 	printf "untraced send+recv: +%.1f ns per call\n", (sru - sr0) / 2
 	printf "target: +%.1f ns per counted event (send or recv; x%.2f of the pair with nothing attached)\n", tr, srt / sr0
 	printf "target: +%.1f ns per uncounted syscall (getppid)\n", gpt - gp0
-	# a round trip: 2 context switches and 4 pipe syscalls, each syscall
-	# paying what getppid pays in the same condition
-	sw = (ppu - pp0 - 4 * un) / 2; swt = (ppt - pp0 - 4 * (gpt - gp0)) / 2
-	printf "context switch (sg_switch): +%.1f ns untraced, +%.1f ns a target (ping-pong round trip +%.1f / +%.1f ns, less its 4 syscalls)\n", sw, swt, ppu - pp0, ppt - pp0
+	# a round trip: 2 context switches and 4 pipe syscalls.  Against the
+	# empty programs (the same raw-tracepoint floor on the syscalls, no
+	# sched_switch program), less what the syscall programs cost beyond
+	# that floor (getppid's difference in the same conditions)
+	sw = (ppu - ppe - 4 * (gpu - gpe)) / 2; swt = (ppt - ppe - 4 * (gpt - gpe)) / 2
+	printf "context switch (sg_switch): +%.1f ns untraced, +%.1f ns a target (ping-pong round trip +%.1f / +%.1f ns over the empty programs, less its 4 syscalls)\n", sw, swt, ppu - ppe, ppt - ppe
 	if (progs != "") printf "programs, ns per run (bpf_stats, target and untraced loops): %s\n", progs
 	printf "{\"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"target_other_ns\": %.1f, \"empty_ns\": %.1f, \"switch_ns\": %.1f, \"target_switch_ns\": %.1f, \"baseline_pingpong_ns\": %.1f, \"reps\": %d, \"prog_ns\": {%s}}\n",
 		gp0, un, gpu / gp0, tr, srt / sr0, sr0 / 2, (sru - sr0) / 2, gpt - gp0, gpe - gp0, sw, swt, pp0, reps, progs
