@@ -112,7 +112,7 @@ awk -v gp0="$gp0" -v sr0="$sr0" -v gpe="$gpe" -v sre="$sre" -v gpu="$gpu" -v sru
 	# a round trip: 2 context switches and 4 pipe syscalls.  Against the
 	# empty programs (the same raw-tracepoint floor on the syscalls, no
 	# sched_switch program), less what the syscall programs cost beyond
-	# that floor (getppid's difference in the same conditions)
+	# that floor (the getppid difference in the same conditions)
 	sw = (ppu - ppe - 4 * (gpu - gpe)) / 2; swt = (ppt - ppe - 4 * (gpt - gpe)) / 2
 	printf "context switch (sg_switch): +%.1f ns untraced, +%.1f ns a target (ping-pong round trip +%.1f / +%.1f ns over the empty programs, less its 4 syscalls)\n", sw, swt, ppu - ppe, ppt - ppe
 	if (progs != "") printf "programs, ns per run (bpf_stats, target and untraced loops): %s\n", progs
