@@ -40,9 +40,9 @@
 /*
  * A boost is held until the queue drained only while the averaged slack is
  * below setpoint / 2: a deficit that large is not the noise of single
- * windows (one collapses now and then at any load, and the average around
- * the setpoint dips below it about half of the time: holding every boost
- * then kept a 50 % load at max for most of the time).
+ * windows (one collapses now and then at any load, and an average held at
+ * the setpoint is below it about half of the time).  The measurement
+ * against holding below the setpoint: control.c, step 2.
  */
 #define SG_DRAIN_CONFIRM_DIV	2
 /*

@@ -39,13 +39,9 @@ rotate() { n=$1; shift; k=$(( n % $# )); i=0
 capacity() {
 	lr_gov performance
 	sleep 1
-	"$LR_T/sgwin" -s "$LR_SLOT" -f 2.6 -b > /tmp/cap.win &
-	w=$!
-	sleep 0.1
-	taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r $((NOMINAL * 2)) -d 2 -c 4 -S 99 -g 0.3 > /dev/null 2>&1
-	wait $w
+	lr_follow $((NOMINAL * 2)) 2 99 0.3 > /dev/null
 	sleep 2		# the backlog drains
-	tr ' ' '\n' < /tmp/cap.win | sed -n 's/^rps=\([0-9]*\).*/\1/p' | head -n 1
+	lr_win rps | cut -d. -f1
 }
 declare_cap() { eval "CAP_$1=$2"; }
 cap_of() { eval "echo \${CAP_$1:-$NOMINAL}"; }
@@ -75,20 +71,13 @@ done
 # selftests/metrics/fidelity.sh does: the windows of the run from the first
 # to the last with a send (sgwin -f -b), so that the idle edges of a step
 # (windows before the client starts and after it ends) do not count
-FID_DUR=5 FID_TAIL=1.2
 for shape in $SHAPES; do
 	lr_server_start 2 $shape $SERVICE_US || continue
 	[ -n "$LR_SLOT" ] || { echo "BENCH-INFO fidelity: $shape server is no target"; lr_server_stop; continue; }
 	lr_gov performance
 	for load in $LOADS; do
-		rate=$(($(cap_of $shape) * load / 100))
-		"$LR_T/sgwin" -s "$LR_SLOT" -f "$(awk -v d=$FID_DUR -v t=$FID_TAIL 'BEGIN { print d + t }')" \
-			-b > /tmp/fid.win &
-		w=$!
-		sleep 0.1
-		out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$rate" -d $FID_DUR -c 4 -S "$load" -j)
-		wait $w
-		obs=$(tr ' ' '\n' < /tmp/fid.win | sed -n 's/^rps=//p' | head -n 1)
+		out=$(lr_follow $(($(cap_of $shape) * load / 100)) 5 "$load" 2)
+		obs=$(lr_win rps)
 		echo "BENCH-FID $shape,$load,$(echo "$out" | jget rps),${obs:-0}"
 	done
 	lr_server_stop

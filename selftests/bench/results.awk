@@ -178,7 +178,7 @@ function verdict(w,   i, l, ks, kp, ok, bad, g, win, tot, txt) {
 		ks = w SUBSEP "slack" SUBSEP l; kp = w SUBSEP "performance" SUBSEP l
 		if (!n[ks] || !n[kp]) continue
 		txt = sprintf("%d%% (%+.1f%%, %+d violations)", l, 100 * (mean(epr, ks) / mean(epr, kp) - 1), viol[ks] - viol[kp])
-		if (mean(epr, ks) < mean(epr, kp) && viol[ks] <= viol[kp]) ok = ok (ok == "" ? "" : ", ") txt
+		if (beats(ks, kp)) ok = ok (ok == "" ? "" : ", ") txt
 		else bad = bad (bad == "" ? "" : ", ") txt
 	}
 	print "Against the criteria (generated from the means above):"
@@ -191,13 +191,16 @@ function verdict(w,   i, l, ks, kp, ok, bad, g, win, tot, txt) {
 			l = lv[i]; ks = w SUBSEP "slack" SUBSEP l; kp = w SUBSEP (g == 1 ? "schedutil" : "ondemand") SUBSEP l
 			if (!n[ks] || !n[kp]) continue
 			tot++
-			if (mean(epr, ks) < mean(epr, kp) && viol[ks] <= viol[kp]) { win++; txt = txt (txt == "" ? "" : ", ") l "%" }
+			if (beats(ks, kp)) { win++; txt = txt (txt == "" ? "" : ", ") l "%" }
 		}
 		if (tot) printf "* slack against %s: less energy at equal or fewer SLO violations at %d of %d loads%s.\n",
 			g == 1 ? "schedutil" : "ondemand", win, tot, txt == "" ? "" : " (" txt ")"
 	}
 	print ""
 }
+# beats KS KO: cell KS used less energy per request than cell KO at equal or
+# fewer SLO violations
+function beats(ks, ko) { return mean(epr, ks) < mean(epr, ko) && viol[ks] <= viol[ko] }
 # ov KEY: a number of the overhead JSON object ("" if absent)
 function ov(key,   m) {
 	if (!match(overhead, "\"" key "\": *[-0-9.]+"))

@@ -67,6 +67,21 @@ lr_server_stop() {
 
 lr_gov() { echo "$1" > $LR_POL1/scaling_governor; }
 
+# lr_follow RATE SECONDS SEED GRACE: the client at RATE req/s for SECONDS
+# while sgwin follows the server's windows over the busy span (sgwin -f -b:
+# first to last window with a send); prints the client's JSON line and
+# leaves sgwin's "follow" line in /tmp/lr.win (read it with lr_win)
+lr_follow() {
+	"$LR_T/sgwin" -s "$LR_SLOT" -f "$(awk -v d="$2" 'BEGIN { print d + 1.2 }')" -b > /tmp/lr.win &
+	_lw=$!
+	sleep 0.1
+	taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$1" -d "$2" -c 4 -S "$3" -g "$4" -j 2>/dev/null
+	wait $_lw
+}
+
+# lr_win NAME: NAME=value of the last lr_follow's sgwin line
+lr_win() { tr ' ' '\n' < /tmp/lr.win | sed -n "s/^$1=//p" | head -n 1; }
+
 # lr_energy_uj: modeled energy of CPU 1 so far
 lr_energy_uj() { sed -n 's/^cpu1 //p' $LR_VP/energy_uj; }
 
