@@ -22,8 +22,9 @@
 #include <linux/types.h>
 #endif
 
-/* Bumped whenever struct slackgov_sample changes layout or meaning. */
-#define SLACKGOV_ABI_VERSION		1
+/* Bumped whenever struct slackgov_sample changes layout or meaning.
+ * 2: per-request latency and the target's SLO. */
+#define SLACKGOV_ABI_VERSION		2
 
 /* bpffs folder that slackctl pins everything under. */
 #define SLACKGOV_PIN_DIR		"/sys/fs/bpf/slackgov"
@@ -44,6 +45,59 @@
 
 /* Windows of history kept per target in the pinned history map. */
 #define SLACKGOV_HISTORY		16
+
+/*
+ * Latency percentiles are fractions in ten-thousandths, so that p99.9 can be
+ * said: 9900 == p99, 9990 == p99.9.  An SLO without a percentile is a p99.
+ */
+#define SLACKGOV_Q_ONE			10000
+#define SLACKGOV_Q_DEFAULT		9900
+
+/*
+ * Request latency histogram, log-linear over microseconds (HdrHistogram's
+ * layout): values below 2^SUB_BITS us have a bucket each; above, every power
+ * of two [2^k, 2^(k+1)) is cut into 2^SUB_BITS equal buckets, so a bucket is
+ * at most 1/8 = 12.5 % of its lower bound wide.  The last power is
+ * [2^(MAX_LOG - 1), 2^MAX_LOG) us = [8.4, 16.8) s; longer latencies count in
+ * the last bucket.  Bucket b covers [slackgov_lat_lo(b), slackgov_lat_lo(b + 1)).
+ */
+#define SLACKGOV_LAT_SUB_BITS		3
+#define SLACKGOV_LAT_SUB		(1U << SLACKGOV_LAT_SUB_BITS)
+#define SLACKGOV_LAT_MAX_LOG		24
+#define SLACKGOV_LAT_BUCKETS		((SLACKGOV_LAT_MAX_LOG - SLACKGOV_LAT_SUB_BITS + 1) * \
+					 SLACKGOV_LAT_SUB)
+#define SLACKGOV_LAT_MAX_US		((1ULL << SLACKGOV_LAT_MAX_LOG) - 1)
+
+/* Bucket of a latency of @us microseconds (shifts and compares: BPF has no clz). */
+static inline __u32 slackgov_lat_bucket(__u64 us)
+{
+	__u64 v;
+	__u32 k = 0;
+
+	if (us > SLACKGOV_LAT_MAX_US)
+		us = SLACKGOV_LAT_MAX_US;
+	if (us < SLACKGOV_LAT_SUB)
+		return (__u32)us;
+	v = us;				/* k = floor(log2(us)), SUB_BITS <= k < MAX_LOG */
+	if (v >> 16) { v >>= 16; k += 16; }
+	if (v >> 8) { v >>= 8; k += 8; }
+	if (v >> 4) { v >>= 4; k += 4; }
+	if (v >> 2) { v >>= 2; k += 2; }
+	if (v >> 1) { k += 1; }
+	return (k - SLACKGOV_LAT_SUB_BITS + 1) * SLACKGOV_LAT_SUB +
+	       (__u32)((us >> (k - SLACKGOV_LAT_SUB_BITS)) & (SLACKGOV_LAT_SUB - 1));
+}
+
+/* Lower bound of bucket @b, us (b == SLACKGOV_LAT_BUCKETS gives the top's end). */
+static inline __u64 slackgov_lat_lo(__u32 b)
+{
+	__u32 k;
+
+	if (b < SLACKGOV_LAT_SUB)
+		return b;
+	k = b / SLACKGOV_LAT_SUB + SLACKGOV_LAT_SUB_BITS - 1;
+	return (__u64)(SLACKGOV_LAT_SUB + b % SLACKGOV_LAT_SUB) << (k - SLACKGOV_LAT_SUB_BITS);
+}
 
 /* slackgov_sample.flags */
 #define SLACKGOV_SAMPLE_IDLE		(1U << 0) /* closed by time with no request */
@@ -75,6 +129,18 @@
  * @nr_send:	successful send-family calls in the window
  * @nr_recv:	successful recv-family calls in the window
  * @nr_wait:	wait-family calls that returned events in the window
+ * @slo_us:	the target's latency SLO, us; 0 = none (the slack law applies)
+ * @slo_q:	its percentile, SLACKGOV_Q_ONE units (9900 = p99); 0 with no SLO
+ * @nr_lat:	requests of the window whose latency was measured
+ * @lat_q_us:	latency at @slo_q (p99 without an SLO) over the target's recent
+ *		requests (the BPF side's decayed histogram, see metrics.rst), us
+ * @lat_win_us:	latency at @slo_q among this window's requests alone, us
+ *		(with few requests, about the window's largest); 0 = none
+ * @queue_us:	mean queueing time of the window's requests: first byte at the
+ *		socket to the read that took it, us
+ * @svc_us:	mean service time of the window's requests: that read to the
+ *		end of the send that answered, us
+ * @pad:	zero
  * @cpus:	bitmap of the CPUs the target's threads ran on in the window
  */
 struct slackgov_sample {
@@ -93,6 +159,14 @@ struct slackgov_sample {
 	__u32 nr_send;
 	__u32 nr_recv;
 	__u32 nr_wait;
+	__u32 slo_us;
+	__u32 slo_q;
+	__u32 nr_lat;
+	__u32 lat_q_us;
+	__u32 lat_win_us;
+	__u32 queue_us;
+	__u32 svc_us;
+	__u32 pad;
 	__u64 cpus[SLACKGOV_CPU_WORDS];
 };
 
@@ -121,17 +195,23 @@ enum slackgov_target_kind {
  * @slot:	index into the windows map, unique across all target maps
  * @kind:	enum slackgov_target_kind (redundant with the map; for display)
  * @setpoint:	this target's slack setpoint, thousandths; 0 = governor default
- * @pad:	zero
+ * @slo_q:	percentile of the SLO, SLACKGOV_Q_ONE units; 0 when @slo_us is 0
  * @start_ns:	for PID targets: the thread group leader's start time
- *		(task->start_time, boot-based ns) when the target was added, so
- *		that a reused PID is not mistaken for it; 0 = not checked
+ *		(task->start_boottime, boot-based ns; compared in USER_HZ ticks,
+ *		the unit of /proc/PID/stat's starttime that slackctl reads) when
+ *		the target was added, so that a reused PID is not mistaken for
+ *		it; 0 = not checked
+ * @slo_us:	latency SLO, us (1 .. SLACKGOV_LAT_MAX_US); 0 = none
+ * @pad:	zero
  */
 struct slackgov_target {
 	__u32 slot;
 	__u32 kind;
 	__u32 setpoint;
-	__u32 pad;
+	__u32 slo_q;
 	__u64 start_ns;
+	__u32 slo_us;
+	__u32 pad;
 };
 
 /**
@@ -162,6 +242,17 @@ struct slackgov_window {
 	__u64 busy_ns;		/* worker time not blocked in wait calls */
 	__u64 oncpu_ns;		/* on-CPU time from sched_switch */
 	__u64 cpus[SLACKGOV_CPU_WORDS];
+	/* latency of the window's requests (see struct slackgov_sample), us */
+	__u32 nr_lat;		/* requests timed */
+	__u32 lat_p50_us;	/* this window's percentiles (0: none timed) */
+	__u32 lat_p90_us;
+	__u32 lat_p99_us;
+	__u32 lat_q_us;		/* recent requests at the SLO's percentile */
+	__u32 lat_win_us;	/* this window at the SLO's percentile */
+	__u32 queue_us;		/* mean queueing */
+	__u32 svc_us;		/* mean service */
+	__u32 slo_us;		/* the target's SLO when the window closed */
+	__u32 slo_q;
 };
 
 /**
@@ -172,6 +263,13 @@ struct slackgov_window {
  * @hist:	ring of the last SLACKGOV_HISTORY windows
  * @total_send:	sends counted since the slot was (re)initialised
  * @total_ns:	length of the windows closed since then
+ * @total_lat:	requests timed since then (the histogram's count)
+ * @total_lat_ns: the sum of their latencies, ns
+ * @total_queue_ns: the sum of their queueing parts, ns
+ * @total_slo_windows: windows with requests timed against an SLO
+ * @total_slo_over: those whose lat_win_us exceeded slo_us
+ * @lat_hist:	latency histogram of the requests timed since then
+ *		(cumulative, SLACKGOV_LAT_BUCKETS buckets: slackgov_lat_bucket())
  */
 struct slackgov_target_state {
 	struct slackgov_window last;
@@ -179,6 +277,12 @@ struct slackgov_target_state {
 	struct slackgov_window hist[SLACKGOV_HISTORY];
 	__u64 total_send;
 	__u64 total_ns;
+	__u64 total_lat;
+	__u64 total_lat_ns;
+	__u64 total_queue_ns;
+	__u64 total_slo_windows;
+	__u64 total_slo_over;
+	__u64 lat_hist[SLACKGOV_LAT_BUCKETS];
 };
 
 /* slackgov_bpf_config.feed */
