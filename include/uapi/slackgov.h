@@ -178,6 +178,7 @@ struct slackgov_sample {
  *   target_comm    HASH   char[16] comm       -> struct slackgov_target
  *   target_cgroup  HASH   __u64 cgroup v2 id  -> struct slackgov_target
  *   windows        ARRAY  __u32 slot          -> struct slackgov_target_state
+ *   snaps          ARRAY  __u32 slot          -> struct slackgov_snaps
  *   sg_config      ARRAY  __u32 0             -> struct slackgov_bpf_config
  *                  ("config" clashes with a kernel symbol in vmlinux.h)
  */
@@ -270,6 +271,13 @@ struct slackgov_window {
  * @total_slo_over: those whose lat_win_us exceeded slo_us
  * @lat_hist:	latency histogram of the requests timed since then
  *		(cumulative, SLACKGOV_LAT_BUCKETS buckets: slackgov_lat_bucket())
+ * @total_recv:	recvs counted since then
+ * @total_blocked_ns: worker time blocked in wait calls since then
+ * @total_busy_ns: worker time not blocked since then
+ * @total_oncpu_ns: on-CPU time of the target's threads since then
+ * @total_cv_ns: sum over the windows of cv * len_ns / SLACKGOV_ONE (the
+ *		length-weighted mean cv of an interval is its difference over
+ *		the difference of total_ns)
  */
 struct slackgov_target_state {
 	struct slackgov_window last;
@@ -283,6 +291,66 @@ struct slackgov_target_state {
 	__u64 total_slo_windows;
 	__u64 total_slo_over;
 	__u64 lat_hist[SLACKGOV_LAT_BUCKETS];
+	__u64 total_recv;
+	__u64 total_blocked_ns;
+	__u64 total_busy_ns;
+	__u64 total_oncpu_ns;
+	__u64 total_cv_ns;
+};
+
+/*
+ * Snapshots of the cumulative counters (pinned map "snaps", ARRAY, __u32 slot
+ * -> struct slackgov_snaps), so that slackctl can show figures over the last
+ * second or so without sleeping: the interval figure is the difference
+ * between the windows map's live totals and the newest snapshot at least
+ * that old.  A snapshot is taken when a window closes and SLACKGOV_SNAP_NS
+ * have passed since the previous one.  SLACKGOV_SNAP_NS = 500 ms and
+ * SLACKGOV_SNAPS = 16 were chosen so that status's default 1 s interval spans
+ * 1 to 1.5 s and intervals up to 7.5 s can be asked for, at 13 KiB per slot
+ * (13 MiB for SLACKGOV_MAX_TARGETS): longer views are Prometheus' job, on
+ * the counters themselves.
+ */
+#define SLACKGOV_SNAPS			16
+#define SLACKGOV_SNAP_NS		500000000ULL
+
+/**
+ * struct slackgov_snap - the cumulative counters of one target at @end_ns.
+ * @end_ns:	end of the window whose close took the snapshot
+ * @windows:	slackgov_target_state.head then
+ * @send .. @slo_over: the slackgov_target_state total_* fields then
+ * @lat_hist:	its lat_hist, the low 32 bits (differences of two snapshots
+ *		are exact while fewer than 2^32 requests fall in one bucket
+ *		between them)
+ */
+struct slackgov_snap {
+	__u64 end_ns;
+	__u64 windows;
+	__u64 send;
+	__u64 recv;
+	__u64 ns;
+	__u64 blocked_ns;
+	__u64 busy_ns;
+	__u64 oncpu_ns;
+	__u64 cv_ns;
+	__u64 lat;
+	__u64 lat_ns;
+	__u64 queue_ns;
+	__u64 slo_windows;
+	__u64 slo_over;
+	__u32 lat_hist[SLACKGOV_LAT_BUCKETS];
+};
+
+/**
+ * struct slackgov_snaps - value of the snaps map.
+ * @head:	snapshots taken; snap[(head - 1) % SLACKGOV_SNAPS] is the newest.
+ *		A reader skips snap[head % SLACKGOV_SNAPS] (the next one to be
+ *		overwritten) and any snapshot whose @windows is above the live
+ *		head (the slot was re-initialised since).
+ * @snap:	ring of snapshots
+ */
+struct slackgov_snaps {
+	__u64 head;
+	struct slackgov_snap snap[SLACKGOV_SNAPS];
 };
 
 /* slackgov_bpf_config.feed */
