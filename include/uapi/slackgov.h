@@ -43,6 +43,20 @@
 /* Ratios are fixed point in thousandths: 1000 == 1.0 */
 #define SLACKGOV_ONE			1000
 
+/*
+ * Largest saturation signal (slackgov_sample.cv) the module accepts and the
+ * BPF side publishes, thousandths: CV 1000.  A backlog of k requests per recv
+ * gives sqrt(k - 1), so this is far above any real batch (10^6 requests).
+ */
+#define SLACKGOV_CV_MAX			1000000
+
+/*
+ * A USER_HZ clock tick in ns (USER_HZ is 100 on every architecture Linux
+ * exports to user space): the unit of /proc/PID/stat's starttime, so the
+ * unit in which a PID target's start time is compared (slackgov_target).
+ */
+#define SLACKGOV_TICK_NS		10000000ULL
+
 /* Windows of history kept per target in the pinned history map. */
 #define SLACKGOV_HISTORY		16
 
