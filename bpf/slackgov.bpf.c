@@ -286,6 +286,14 @@ struct {
 	__type(value, struct slackgov_target_state);
 } windows SEC(".maps");
 
+/* snapshots of the windows map's totals, for slackctl's interval figures */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLACKGOV_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct slackgov_snaps);
+} snaps SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
@@ -682,6 +690,53 @@ static __always_inline __u32 window_due(struct sg_acc *a, __u64 now, __u64 windo
 }
 
 /*
+ * Snapshot @slot's cumulative counters into the snaps ring (see struct
+ * slackgov_snaps in slackgov.h) when SLACKGOV_SNAP_NS passed since the last
+ * one.  Called by the closer after the totals moved (one closer at a time,
+ * so the ring has one writer).  A global function: its bucket loop is
+ * verified once, not at each of maybe_close()'s call sites.
+ */
+__noinline int sg_snap(__u32 slot)
+{
+	struct slackgov_target_state *st = bpf_map_lookup_elem(&windows, &slot);
+	struct slackgov_snaps *r = bpf_map_lookup_elem(&snaps, &slot);
+	struct slackgov_snap *sn;
+	__u64 head;
+	__u32 i;
+
+	if (!st || !r)
+		return 0;
+	head = r->head;
+	if (head) {
+		sn = &r->snap[(head - 1) % SLACKGOV_SNAPS];
+		if (sn->windows > st->head || sn->ns > st->total_ns)
+			head = 0;	/* the slot was re-initialised: start again */
+		else if (st->last.end_ns - sn->end_ns < SLACKGOV_SNAP_NS)
+			return 0;
+	}
+	sn = &r->snap[head % SLACKGOV_SNAPS];
+	sn->end_ns = st->last.end_ns;
+	sn->windows = st->head;
+	sn->send = st->total_send;
+	sn->recv = st->total_recv;
+	sn->ns = st->total_ns;
+	sn->blocked_ns = st->total_blocked_ns;
+	sn->busy_ns = st->total_busy_ns;
+	sn->oncpu_ns = st->total_oncpu_ns;
+	sn->cv_ns = st->total_cv_ns;
+	sn->lat = st->total_lat;
+	sn->lat_ns = st->total_lat_ns;
+	sn->queue_ns = st->total_queue_ns;
+	sn->slo_windows = st->total_slo_windows;
+	sn->slo_over = st->total_slo_over;
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++)
+		sn->lat_hist[i] = (__u32)st->lat_hist[i];
+	asm volatile("" ::: "memory");	/* the snapshot before the head that names it */
+	r->head = head + 1;
+	return 0;
+}
+
+/*
  * Close the window of @slot if it is due.  One closer at a time (the closing
  * flag); counters are taken with atomic exchanges, so increments that race
  * with the close land in the next window instead of being lost.
@@ -798,6 +853,12 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	st->head++;
 	st->total_send += nsend;
 	st->total_ns += len;
+	st->total_recv += nrecv;
+	st->total_blocked_ns += blocked;
+	st->total_busy_ns += w->busy_ns;
+	st->total_oncpu_ns += w->oncpu_ns;
+	st->total_cv_ns += (__u64)w->cv * len / SLACKGOV_ONE;
+	sg_snap(slot);
 	a->closing = 0;
 }
 
