@@ -113,6 +113,33 @@ static inline __u64 slackgov_lat_lo(__u32 b)
 	return (__u64)(SLACKGOV_LAT_SUB + b % SLACKGOV_LAT_SUB) << (k - SLACKGOV_LAT_SUB_BITS);
 }
 
+/*
+ * The governor's tunables (/sys/devices/system/cpu/cpufreq/slack/NAME), one
+ * line each: X(name, default, min, max, unit).  The module builds its sysfs
+ * attributes and defaults from this list and slackctl its knob table, so a
+ * knob is added or changed in one place.  unit is a bare token: PERMILLE
+ * (thousandths, 1000 == 1.0), GAIN (x1000), MS, US or KHZ.  Writes outside
+ * [min, max] fail with EINVAL.  rate_limit_us's default 0 here stands for
+ * the driver's transition delay, which the module reads at init.  Why each
+ * value: Documentation/governor.rst and the DOC block of kmod/control.c.
+ */
+#define SLACKGOV_GOV_KNOBS(X)							\
+	X(setpoint,		350,	0,	1000,		PERMILLE)	\
+	X(kp,			300,	0,	10000,		GAIN)		\
+	X(ki,			200,	0,	10000,		GAIN)		\
+	X(kd,			0,	0,	10000,		GAIN)		\
+	X(deadband,		50,	0,	500,		PERMILLE)	\
+	X(sat_cv,		3000,	0,	1000000,	PERMILLE)	\
+	X(stale_ms,		50,	5,	60000,		MS)		\
+	X(safe_khz,		0,	0,	100000000,	KHZ)		\
+	X(rate_limit_us,	0,	0,	1000000,	US)		\
+	X(idle_tight_slack,	150,	0,	1000,		PERMILLE)	\
+	X(idle_relax_slack,	350,	0,	1000,		PERMILLE)	\
+	X(idle_latency_us,	20,	0,	100000,		US)		\
+	X(ff_gain,		0,	0,	10000,		GAIN)		\
+	X(slo_margin,		200,	0,	900,		PERMILLE)	\
+	X(slo_gain,		500,	0,	4000,		GAIN)
+
 /* slackgov_sample.flags */
 #define SLACKGOV_SAMPLE_IDLE		(1U << 0) /* closed by time with no request */
 #define SLACKGOV_SAMPLE_BY_COUNT	(1U << 1) /* closed by send count, not time */
