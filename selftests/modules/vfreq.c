@@ -112,6 +112,17 @@ static unsigned int trans_uj = 60;
 module_param(trans_uj, uint, 0444);
 MODULE_PARM_DESC(trans_uj, "modeled energy of one P-state transition, uJ (default 60)");
 
+/*
+ * Off by default: a table driver switched from the governor's kthread, as
+ * the stock governors' tests expect.  On: the driver also has ->fast_switch
+ * and says fast_switch_possible, so that a governor that enables fast
+ * switching (slack, schedutil) sets the frequency from the scheduler's
+ * update hook, as acpi-cpufreq and intel_cpufreq (passive) do on servers.
+ */
+static bool fast_switch;
+module_param(fast_switch, bool, 0444);
+MODULE_PARM_DESC(fast_switch, "offer ->fast_switch to the governor (default 0)");
+
 /* ---- state ----------------------------------------------------------------------- */
 
 /**
@@ -438,6 +449,7 @@ static int vfreq_cpu_init(struct cpufreq_policy *policy)
 	/* 10 us: a typical server P-state change (used by the dbs governors' rate) */
 	policy->cpuinfo.transition_latency = 10 * NSEC_PER_USEC;
 	policy->cur = vp_freq_khz[fidx];
+	policy->fast_switch_possible = fast_switch;
 	WRITE_ONCE(per_cpu(vfreq_cpus, policy->cpu).fidx, fidx);
 	vfreq_meter_set_freq(policy->cpu, fidx);
 	return 0;
@@ -448,6 +460,22 @@ static int vfreq_target_index(struct cpufreq_policy *policy, unsigned int index)
 	WRITE_ONCE(per_cpu(vfreq_cpus, policy->cpu).fidx, index);
 	vfreq_meter_set_freq(policy->cpu, index);
 	return 0;
+}
+
+/*
+ * ->fast_switch: called with interrupts off from the scheduler's update hook
+ * (the meter takes a raw spinlock with irqsave, so that is safe).  The
+ * governor hands a resolved table frequency; the lowest P-state at or above
+ * it is taken all the same (CPUFREQ_RELATION_L), the top one if none is.
+ */
+static unsigned int vfreq_fast_switch(struct cpufreq_policy *policy, unsigned int target_freq)
+{
+	unsigned int i;
+
+	for (i = 0; i < VP_NR_FREQS - 1 && vp_freq_khz[i] < target_freq; i++)
+		;
+	vfreq_target_index(policy, i);
+	return vp_freq_khz[i];
 }
 
 static unsigned int vfreq_get(unsigned int cpu)
@@ -693,6 +721,8 @@ static int __init vfreq_init(void)
 	if (ret)
 		return ret;
 
+	if (fast_switch)
+		vfreq_driver.fast_switch = vfreq_fast_switch;
 	ret = cpufreq_register_driver(&vfreq_driver);
 	if (ret) {
 		pr_err("cpufreq_register_driver: %d\n", ret);
@@ -714,8 +744,9 @@ static int __init vfreq_init(void)
 
 	vfreq_meter_reset();
 	vfreq_debugfs_init();
-	pr_info("%d P-states %u-%u MHz, slowdown %s, modeled-energy meter in debugfs vplatform/\n",
-		VP_NR_FREQS, vp_freq_khz[0] / 1000, VP_FMAX_KHZ / 1000, emulate ? "on" : "off");
+	pr_info("%d P-states %u-%u MHz, slowdown %s, fast switch %s, modeled-energy meter in debugfs vplatform/\n",
+		VP_NR_FREQS, vp_freq_khz[0] / 1000, VP_FMAX_KHZ / 1000, emulate ? "on" : "off",
+		fast_switch ? "on" : "off");
 	return 0;
 
 err_timers:
