@@ -211,9 +211,15 @@ $(O)/man/slackctl.8: Documentation/slackctl.rst
 	$(Q)mkdir -p $(@D)
 	$(Q)rst2man $< > $@
 
+# The unit names the install paths, so it is made at every install (and
+# replaced only when its text changed): an install with another PREFIX never
+# lays out a unit that points at the previous one.
+.PHONY: $(O)/slackgov.service
 $(O)/slackgov.service: scripts/slackgov.service.in
+	$(Q)mkdir -p $(@D)
 	$(Q)sed -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
-		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@
+		-e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' $< > $@.tmp
+	$(Q)cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 
 install: userctl bpf man $(O)/slackgov.service
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))

@@ -11,13 +11,19 @@ usr/lib/systemd/system/slackgov.service
 usr/sbin/slackctl
 usr/share/man/man8/slackctl.8"
 
-ktap_plan 6
+ktap_plan 8
+# an install with the default PREFIX first: the next one, with another
+# PREFIX, must not reuse its unit
+ktap_run_ok "make install DESTDIR=... (default PREFIX)" \
+	make -s -C "$SG_TOP" install O="$SG_BUILD" DESTDIR="$PWD/dest0"
+ktap_check 'grep -q "^ExecStart=/usr/local/lib/slackgov/slackgov-service " "$PWD/dest0/usr/local/lib/systemd/system/slackgov.service"' \
+	"its unit points at /usr/local"
 ktap_run_ok "make install DESTDIR=... PREFIX=/usr" \
 	make -s -C "$SG_TOP" install O="$SG_BUILD" DESTDIR="$D" PREFIX=/usr
 ktap_eq "$want" "$(cd "$D" && find . -type f | sed 's|^\./||' | sort)" \
 	"exactly the documented files are installed"
 ktap_check 'grep -q "^ExecStart=/usr/lib/slackgov/slackgov-service start /etc/slackgov.conf" "$D/usr/lib/systemd/system/slackgov.service"' \
-	"the unit points at the installed service script and config"
+	"the unit points at the installed service script and config (remade for the new PREFIX)"
 ktap_check '"$D/usr/lib/slackgov/slackgov-service" check "$D/etc/slackgov.conf" </dev/null' \
 	"the example config passes the service's check" 
 echo "admin's edit" >> "$D/etc/slackgov.conf"
