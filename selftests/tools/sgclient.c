@@ -4,7 +4,8 @@
  * fixed rate (or a ramp of rates), latency from the scheduled send time.
  *
  * Usage: sgclient [-H 127.0.0.1] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]
- *                 [-s SERVICE_US] [-g GRACE_S] [--ramp R1,R2,...:STEP_S] [--frag N]
+ *                 [-s SERVICE_US] [-g GRACE_S] [--ramp R1,R2,...:STEP_S [--by-rate]]
+ *                 [--frag N]
  *
  * Loopback only.  See Documentation/workload.rst.
  */
@@ -83,7 +84,7 @@ static struct sgc_opts {
 	double rate, duration_s, grace_s;
 	int conns;
 	uint64_t seed;
-	bool json, ramp;
+	bool json, ramp, by_rate;
 	uint32_t service_us;
 	unsigned long frag;
 } opt = { .host = "127.0.0.1", .port = -1, .conns = 4, .seed = 1,
@@ -232,6 +233,65 @@ static void sgc_report(int k)
 		       (unsigned long long)errors, (unsigned long long)unanswered, rps,
 		       mean, p50, p90, p99, p999, max, lag);
 	}
+	fflush(stdout);
+}
+
+/*
+ * --by-rate: after the per-step lines, one line per distinct rate of the ramp
+ * (in order of first appearance) over all its steps together, their
+ * histograms merged: a bursty pattern's phases ("20 % -> 80 % -> 20 %, several
+ * cycles") get one p99 each over every cycle, which the per-step lines cannot
+ * give (percentiles do not average).
+ */
+static void sgc_report_by_rate(void)
+{
+	struct sgc_step m;
+
+	m.hist = malloc(SGC_BUCKETS * sizeof(uint64_t));
+	if (!m.hist) {
+		sgc_err("out of memory");
+		return;
+	}
+	for (int k = 0; k < nsteps; k++) {
+		int same = 0, seen = 0;
+
+		for (int j = 0; j < k && !seen; j++)
+			seen = steps[j].rate == steps[k].rate;
+		if (seen)
+			continue;
+		memset(m.hist, 0, SGC_BUCKETS * sizeof(uint64_t));
+		m.received = m.sum_ns = m.max_ns = m.min_ns = 0;
+		for (int j = k; j < nsteps; j++) {
+			const struct sgc_step *st = &steps[j];
+
+			if (st->rate != steps[k].rate)
+				continue;
+			same++;
+			for (unsigned int i = 0; i < SGC_BUCKETS; i++)
+				m.hist[i] += st->hist[i];
+			m.received += st->received;
+			m.sum_ns += st->sum_ns;
+			if (st->max_ns > m.max_ns)
+				m.max_ns = st->max_ns;
+			if (st->min_ns && (!m.min_ns || st->min_ns < m.min_ns))
+				m.min_ns = st->min_ns;
+		}
+		if (opt.json)
+			printf("{\"by_rate\": %.6g, \"steps\": %d, \"received\": %llu, "
+			       "\"mean_us\": %.1f, \"p50_us\": %.1f, \"p99_us\": %.1f, "
+			       "\"p999_us\": %.1f, \"max_us\": %.1f}\n",
+			       steps[k].rate, same, (unsigned long long)m.received,
+			       m.received ? m.sum_ns / 1e3 / m.received : 0,
+			       sgc_percentile(&m, 50) / 1e3, sgc_percentile(&m, 99) / 1e3,
+			       sgc_percentile(&m, 99.9) / 1e3, m.max_ns / 1e3);
+		else
+			printf("rate %.6g over %d steps: received %llu  latency us: p50 %.1f  "
+			       "p99 %.1f  p99.9 %.1f  max %.1f\n", steps[k].rate, same,
+			       (unsigned long long)m.received, sgc_percentile(&m, 50) / 1e3,
+			       sgc_percentile(&m, 99) / 1e3, sgc_percentile(&m, 99.9) / 1e3,
+			       m.max_ns / 1e3);
+	}
+	free(m.hist);
 	fflush(stdout);
 }
 
@@ -670,6 +730,7 @@ static void usage(FILE *f)
 		"  -s SERVICE_US  ask for this service time in every request (default: server's)\n"
 		"  -g GRACE_S     wait this long for late responses after a step (default %g)\n"
 		"  --ramp R1,R2,...:STEP_S  rates in sequence, STEP_S seconds each\n"
+		"  --by-rate      with --ramp: then one line per distinct rate, its steps merged\n"
 		"  --frag N       protocol check: N pipelined requests in torn fragments\n",
 		sgc_prog, sgc_prog, sgc_prog, SGC_DEFAULT_GRACE);
 }
@@ -712,6 +773,7 @@ int main(int argc, char **argv)
 	static const struct option lopts[] = {
 		{ "ramp", required_argument, NULL, 'R' },
 		{ "frag", required_argument, NULL, 'F' },
+		{ "by-rate", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -778,6 +840,9 @@ int main(int argc, char **argv)
 				return bad_arg("ramp (want R1,R2,...:STEP_S, rates > 0)", optarg);
 			opt.ramp = true;
 			break;
+		case 'B':
+			opt.by_rate = true;
+			break;
 		case 'F':
 			if (sgw_parse_ulong(optarg, 1, 1000000, &opt.frag))
 				return bad_arg("--frag count", optarg);
@@ -806,6 +871,10 @@ int main(int argc, char **argv)
 	if (!opt.frag) {
 		if (opt.ramp && (have_r || have_d)) {
 			sgc_err("--ramp sets the rates and durations: drop -r and -d");
+			return 2;
+		}
+		if (opt.by_rate && !opt.ramp) {
+			sgc_err("--by-rate needs --ramp");
 			return 2;
 		}
 		if (!opt.ramp && (!have_r || !have_d)) {
@@ -881,6 +950,8 @@ int main(int argc, char **argv)
 	pthread_join(snd, NULL);
 	pthread_join(rcv, NULL);
 	alarm(0);
+	if (opt.by_rate)
+		sgc_report_by_rate();
 
 	if (late)
 		fprintf(stderr, "%s: %llu responses arrived after their step was reported\n",
