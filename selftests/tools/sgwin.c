@@ -13,6 +13,9 @@
  * Output:
  *   now_ns=N head=N total_send=N total_ns=N      (now: CLOCK_MONOTONIC, the
  *                                                 clock of the windows' times)
+ *   lat total_lat=N total_lat_ns=N total_queue_ns=N total_slo_windows=N
+ *       total_slo_over=N hist=B:N,B:N,...         (cumulative; hist: the
+ *                                                 non-empty lat_hist buckets)
  *   last seq=N start_ns=N end_ns=N len_ns=N flags=N rps=N slack=N cv=N ...
  *   hist seq=N ...                               (with -a)
  * Exit: 0, 1 when the map cannot be read.
@@ -177,6 +180,16 @@ int main(int argc, char **argv)
 	       (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec,
 	       (unsigned long long)st->head, (unsigned long long)st->total_send,
 	       (unsigned long long)st->total_ns);
+	/* the latency counters: the bench and the demo difference two of these lines */
+	printf("lat total_lat=%llu total_lat_ns=%llu total_queue_ns=%llu total_slo_windows=%llu "
+	       "total_slo_over=%llu hist=", (unsigned long long)st->total_lat,
+	       (unsigned long long)st->total_lat_ns, (unsigned long long)st->total_queue_ns,
+	       (unsigned long long)st->total_slo_windows, (unsigned long long)st->total_slo_over);
+	for (i = 0, n = 0; i < SLACKGOV_LAT_BUCKETS; i++)
+		if (st->lat_hist[i])
+			printf("%s%llu:%llu", n++ ? "," : "", (unsigned long long)i,
+			       (unsigned long long)st->lat_hist[i]);
+	printf("\n");
 	print_window("last", &st->last);
 	if (all) {
 		n = st->head < SLACKGOV_HISTORY ? st->head : SLACKGOV_HISTORY;
