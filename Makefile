@@ -102,6 +102,14 @@ BPF_HDRS := $(wildcard bpf/*.h) include/uapi/slackgov.h $(BPF_SRCS)	# objects ma
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -mcpu=v3 \
 	-I$(O) -Iinclude/uapi -Ibpf
 
+# Test-only BPF programs: selftests/<area>/progs/NAME.bpf.c -> $(O)/selftests/progs/
+# (defined before the rule that names them: make expands prerequisites as it
+# reads the rule)
+TEST_BPF_SRCS := $(wildcard selftests/*/progs/*.bpf.c)
+TEST_BPF_OBJS := $(foreach f,$(TEST_BPF_SRCS),$(O)/selftests/progs/$(notdir $(f:.bpf.c=.bpf.o)))
+TEST_BPF_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
+vpath %.bpf.c $(sort $(dir $(TEST_BPF_SRCS)))
+
 bpf: $(BPF_OBJS) $(BPF_SKELS) $(TEST_BPF_SKELS)
 
 $(O)/vmlinux.h: $(SETUP_STAMP)
@@ -116,12 +124,6 @@ $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/vmlinux.h
 $(O)/bpf/%.skel.h: $(O)/bpf/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@
-
-# Test-only BPF programs: selftests/<area>/progs/NAME.bpf.c -> $(O)/selftests/progs/
-TEST_BPF_SRCS := $(wildcard selftests/*/progs/*.bpf.c)
-TEST_BPF_OBJS := $(foreach f,$(TEST_BPF_SRCS),$(O)/selftests/progs/$(notdir $(f:.bpf.c=.bpf.o)))
-TEST_BPF_SKELS := $(TEST_BPF_OBJS:.bpf.o=.skel.h)
-vpath %.bpf.c $(sort $(dir $(TEST_BPF_SRCS)))
 
 $(O)/selftests/progs/%.bpf.o: %.bpf.c $(BPF_HDRS) $(O)/vmlinux.h
 	$(call msg,BPF,$@)

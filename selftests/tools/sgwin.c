@@ -10,6 +10,8 @@
  *       ring is read every -i MS, default 40: it holds 16 windows), then
  *       print one "follow" line of aggregates instead (see follow())
  *   -b  with -f: only the span from the first to the last window with a send
+ *       (the latency figures of the follow line are over the whole SECONDS:
+ *       windows without requests add nothing to them)
  * Output:
  *   now_ns=N head=N total_send=N total_ns=N      (now: CLOCK_MONOTONIC, the
  *                                                 clock of the windows' times)
@@ -17,7 +19,13 @@
  *       total_slo_over=N hist=B:N,B:N,...         (cumulative; hist: the
  *                                                 non-empty lat_hist buckets)
  *   last seq=N start_ns=N end_ns=N len_ns=N flags=N rps=N slack=N cv=N ...
+ *   last_lat seq=N nr_lat=N lat_p50_us=N ...     (the window's latency fields)
  *   hist seq=N ...                               (with -a)
+ * With -f: a "follow windows=N ... rps=N slack=N cv_median=N ..." line, then
+ *   follow_lat nr_lat=N lat_mean_us=N queue_us=N p50_us=N p90_us=N p99_us=N
+ *   (the requests timed while following: the difference of the cumulative
+ *   histograms at the start and the end, percentiles interpolated as the BPF
+ *   side does)
  * Exit: 0, 1 when the map cannot be read.
  */
 #include <math.h>
@@ -45,6 +53,36 @@ static void print_window(const char *tag, const struct slackgov_window *w)
 	       (unsigned long long)w->recv_var_us2, (unsigned long long)w->wait_mean_ns,
 	       (unsigned long long)w->blocked_ns, (unsigned long long)w->busy_ns,
 	       (unsigned long long)w->oncpu_ns, (unsigned long long)w->cpus[0]);
+	printf("%s_lat seq=%llu nr_lat=%u lat_p50_us=%u lat_p90_us=%u lat_p99_us=%u lat_q_us=%u "
+	       "lat_win_us=%u queue_us=%u svc_us=%u slo_us=%u slo_q=%u\n",
+	       tag, (unsigned long long)w->seq, w->nr_lat, w->lat_p50_us, w->lat_p90_us,
+	       w->lat_p99_us, w->lat_q_us, w->lat_win_us, w->queue_us, w->svc_us, w->slo_us,
+	       w->slo_q);
+}
+
+/*
+ * Percentile @q (SLACKGOV_Q_ONE units) of the difference @b - @a of two
+ * cumulative latency histograms, us, interpolated linearly inside its
+ * bucket as the BPF side does (bpf/latency.bpf.h); -1 when it is empty.
+ */
+static double hist_pctl(const __u64 *b, const __u64 *a, unsigned int q)
+{
+	double n = 0, cum = 0, rank, c;
+	__u32 i;
+
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++)
+		n += (double)(b[i] - (a ? a[i] : 0));
+	if (n <= 0)
+		return -1;
+	rank = n * q / SLACKGOV_Q_ONE;
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {
+		c = (double)(b[i] - (a ? a[i] : 0));
+		if (c > 0 && cum + c >= rank)
+			return slackgov_lat_lo(i) + (slackgov_lat_lo(i + 1) - slackgov_lat_lo(i)) *
+			       (rank - cum) / c;
+		cum += c;
+	}
+	return slackgov_lat_lo(SLACKGOV_LAT_BUCKETS);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -74,6 +112,7 @@ static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span
 		  struct slackgov_target_state *st)
 {
 	static __u32 cvs[SGWIN_MAX_FOLLOW];
+	static struct slackgov_target_state st0;
 	struct sgwin_agg cur = {}, out = {};
 	__u64 seen, i, head, missed = 0;
 	bool started = !busy_span;
@@ -84,6 +123,7 @@ static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span
 	t0 = ts.tv_sec + ts.tv_nsec / 1e9;
 	if (bpf_map_lookup_elem(fd, &slot, st))
 		return 1;
+	st0 = *st;
 	seen = st->head;
 	do {
 		usleep(period_ms * 1000);
@@ -136,6 +176,20 @@ static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span
 		       out.busy + out.blocked ? 1000 * out.blocked / (out.busy + out.blocked) : 0,
 		       out.ncv ? cvs[out.ncv / 2] : 0, (unsigned long long)out.ncv, mean, var,
 		       mean ? 1000 * sqrt(var) / mean : 0);
+	}
+	/* latency over the run: the difference of the cumulative histograms */
+	{
+		__u64 n = st->total_lat - st0.total_lat;
+
+		if (st->head < st0.head)
+			n = 0;		/* the slot was cleared: nothing comparable */
+		printf("follow_lat nr_lat=%llu lat_mean_us=%.1f queue_us=%.1f p50_us=%.1f "
+		       "p90_us=%.1f p99_us=%.1f\n", (unsigned long long)n,
+		       n ? (st->total_lat_ns - st0.total_lat_ns) / 1e3 / n : 0,
+		       n ? (st->total_queue_ns - st0.total_queue_ns) / 1e3 / n : 0,
+		       n ? hist_pctl(st->lat_hist, st0.lat_hist, 5000) : 0,
+		       n ? hist_pctl(st->lat_hist, st0.lat_hist, 9000) : 0,
+		       n ? hist_pctl(st->lat_hist, st0.lat_hist, 9900) : 0);
 	}
 	return 0;
 }

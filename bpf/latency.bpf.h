@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * latency.bpf.h - each request's server-side latency, for TCP targets: from
+ * the arrival of its first byte at the socket to the end of the send that
+ * answers it, in two parts (queueing, service); per window a histogram and
+ * its percentiles, and a decayed histogram of the recent requests.
+ * Included by slackgov.bpf.c after its maps: one object.
+ */
+#ifndef __SG_LATENCY_BPF_H
+#define __SG_LATENCY_BPF_H
+
+/**
+ * DOC: request latency
+ *
+ * For TCP targets, each request's server-side latency: from the arrival of
+ * its first byte at the server's socket to the end of the send that answers
+ * it, kept in two parts: *queueing* (arrival to the read that took it) and
+ * *service* (that read to the end of the answering send).  All of it in the
+ * kernel, from three events:
+ *
+ * 1. **Arrival** (``tp_btf/tcp_probe``, at the top of
+ *    ``tcp_rcv_established()``, for every segment received by an
+ *    established socket of the machine).  A socket that a target thread has
+ *    read from has socket-local storage (``socks``); any other socket has
+ *    none and costs one lookup.  A segment with payload
+ *    (``end_seq - seq``, less a FIN) stamps the socket: ``first_ns`` (the
+ *    oldest unread data) if it had no unread stamp, and always ``last_ns``.
+ *    When the reader owns the socket at that moment (it is inside its
+ *    read), the segment waits in the socket's backlog and the tracepoint
+ *    fires when the reader releases the socket: that stamp is late by the
+ *    rest of the read.
+ *
+ * 2. **Read** (``tp_btf/tcp_rcv_space_adjust``, in the reader's context
+ *    after each skb ``tcp_recvmsg()`` copies; ``copied_seq`` has advanced).
+ *    If the current thread is a target's and in a recv-family call, the
+ *    socket gets its storage if it had none, and on the first such event of
+ *    the call the request's arrival is the socket's ``first_ns`` (none: the
+ *    read's own time, queueing 0), and the read time is noted.  Then the
+ *    socket's unread stamp is cleared when everything received was read
+ *    (``rcv_nxt == copied_seq``), else set to ``last_ns``: the newest stamp
+ *    is a lower bound of the unread data's first arrival, so the
+ *    server-side latency never exceeds what the client sees.  The recv's
+ *    fd (its first argument) was noted at ``sys_enter``; the request is
+ *    *pending* on the thread from the recv's ``sys_exit`` if it returned
+ *    data.
+ *
+ * 3. **Answer**: the ``sys_exit`` of a send-family call of the same thread
+ *    on the same fd that sent at least one byte.  ``latency = now -
+ *    arrival``, ``queueing = read - arrival``, ``service = now - read``,
+ *    added to the open window (atomic adds: count, sums, and the bucket
+ *    ``slackgov_lat_bucket(latency in us)`` of the window's histogram).
+ *    The pending request is then cleared: further sends of the same answer
+ *    are not new requests.
+ *
+ * Attribution:
+ *
+ * - Several requests in one read (pipelining, or a backlog read at once)
+ *   are one request, timed from its oldest byte to the first answer.
+ * - A second read on the same fd before the answer (a request in several
+ *   segments, or read in pieces) keeps the first arrival; a read on another
+ *   fd before the answer replaces the pending request, which is not timed.
+ * - Keep-alive connections: each request is timed from its own first byte,
+ *   since a read that empties the socket clears its stamp.
+ * - The first request of a connection: the socket has no storage until a
+ *   target thread first reads it, so its arrival is that read (queueing
+ *   0); data that arrives before the connection is established (with the
+ *   handshake's last ACK) is not seen by ``tcp_probe`` either.
+ * - Blind: a request answered by another thread than the one that read it
+ *   (not timed; a later send on the same fd by the reader would time it
+ *   against the old arrival), UDP and other non-TCP sockets (no arrival,
+ *   no read event: not timed), io_uring and ``splice``/``sendfile`` paths
+ *   that are not send-family syscalls, and TLS offload or other in-kernel
+ *   consumers of the socket.  The time before the first byte reaches the
+ *   socket (NIC, softirq backlog) and after the send returns (the answer
+ *   in the send buffer, the network) is the client's, not the server's.
+ *
+ * Per window: ``nr_lat``, the means of the two parts (``queue_us``,
+ * ``svc_us``), and from the window's histogram p50/p90/p99 and
+ * ``lat_win_us``, the percentile at the target's SLO's ``slo_q`` (p99
+ * without an SLO).  Inside a bucket, a percentile is interpolated linearly
+ * between its bounds (``slackgov_lat_lo(b)`` and ``slackgov_lat_lo(b + 1)``),
+ * so that it is not biased up by up to a bucket's width (12.5 %).  At the
+ * window's close its buckets are added to the target's cumulative
+ * histogram (``lat_hist``, ``total_lat``, ``total_lat_ns``,
+ * ``total_queue_ns``) and to a *recent* histogram, which is then scaled
+ * down so that it holds at most SG_LAT_HORIZON requests (an exponential
+ * forgetting measured in requests, not time: its weight on the oldest
+ * requests falls as new ones come).  ``lat_q_us`` is read from it at
+ * ``slo_q``: the tail of the last ~2000 requests, steady where a 10 ms
+ * window holds a few requests only.  2000 was chosen so that p99 has ~20
+ * requests above it (its statistical error is then about a fifth of the
+ * distance to the next percentile), while at 1000 req/s the horizon is a
+ * couple of seconds: a load step shows within a few hundred ms.  With no
+ * request the recent histogram does not change.  Windows with requests
+ * timed against an SLO count in ``total_slo_windows``, those whose
+ * ``lat_win_us`` exceeded ``slo_us`` in ``total_slo_over``.
+ */
+
+/* Requests the recent histogram is scaled down to (see the DOC block). */
+#define SG_LAT_HORIZON		2000ULL
+/* Fixed point of the recent histogram's counts: 1/256 of a request, so that
+ * scaling by H / (H + n) keeps small buckets for hundreds of windows. */
+#define SG_LAT_FP		256ULL
+/* Percentiles per window: p50, p90, p99 and the SLO's */
+#define SG_LAT_NQ		4
+
+/* A segment with payload arrived at a socket with storage (tcp_probe). */
+static __always_inline void lat_arrival(struct sock *sk, struct sk_buff *skb)
+{
+	struct tcp_skb_cb *cb = (struct tcp_skb_cb *)skb->cb;
+	struct sg_sock *ss;
+	__u32 len;
+	__u64 now;
+
+	ss = bpf_sk_storage_get(&socks, sk, 0, 0);
+	if (!ss)
+		return;
+	len = BPF_CORE_READ(cb, end_seq) - BPF_CORE_READ(cb, seq);
+	if (BPF_CORE_READ(cb, tcp_flags) & 0x01 /* TCPHDR_FIN: one sequence number */)
+		len--;
+	if (!len || len > 0x7fffffff)
+		return;
+	now = bpf_ktime_get_ns();
+	if (!ss->first_ns)
+		ss->first_ns = now;
+	ss->last_ns = now;
+}
+
+/* A TCP socket's data was copied to the current thread (tcp_rcv_space_adjust). */
+static __always_inline void lat_read(struct sock *sk)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct tcp_sock *tp;
+	struct sg_thread *th;
+	struct sg_sock *ss;
+	__u64 now;
+
+	th = bpf_task_storage_get(&threads, task, 0, 0);
+	if (!th || th->slot == SG_NO_SLOT || th->kind != SG_RECV)
+		return;
+	ss = bpf_sk_storage_get(&socks, sk, 0, BPF_SK_STORAGE_GET_F_CREATE);
+	tp = bpf_skc_to_tcp_sock(sk);
+	if (!ss || !tp)
+		return;
+	if (!th->rd_ns) {		/* the first read of this call */
+		now = bpf_ktime_get_ns();
+		th->rd_arr_ns = ss->first_ns && ss->first_ns <= now ? ss->first_ns : now;
+		th->rd_ns = now;
+	}
+	ss->first_ns = tp->rcv_nxt == tp->copied_seq ? 0 : ss->last_ns;
+}
+
+/* sys_enter of a send or recv of a target thread: its fd, no TCP read yet. */
+static __always_inline void lat_enter(struct sg_thread *th, int fd)
+{
+	th->fd = fd;
+	th->rd_ns = 0;
+}
+
+/* A recv returned data: the request it read is pending on the thread. */
+static __always_inline void lat_recv_done(struct sg_thread *th)
+{
+	if (!th->rd_ns)
+		return;			/* not a TCP read */
+	if (!th->lat_read_ns || th->lat_fd != th->fd) {
+		th->lat_arr_ns = th->rd_arr_ns;
+		th->lat_read_ns = th->rd_ns;
+		th->lat_fd = th->fd;
+	}
+	th->rd_ns = 0;
+}
+
+/* A send returned at @now: if it answers the pending request, time it. */
+static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, __u64 now)
+{
+	__u64 arr = th->lat_arr_ns, rd = th->lat_read_ns, lat;
+	__u32 b;
+
+	if (!rd || th->lat_fd != th->fd)
+		return;
+	th->lat_read_ns = 0;
+	if (arr > rd || rd > now)
+		return;
+	lat = now - arr;
+	b = slackgov_lat_bucket(lat / 1000);
+	if (b >= SLACKGOV_LAT_BUCKETS)
+		b = SLACKGOV_LAT_BUCKETS - 1;
+	__sync_fetch_and_add(&a->lat_win[b], 1);
+	__sync_fetch_and_add(&a->lat_n, 1);
+	__sync_fetch_and_add(&a->lat_ns, lat);
+	__sync_fetch_and_add(&a->lat_queue_ns, rd - arr);
+	__sync_fetch_and_add(&a->lat_svc_ns, now - rd);
+}
+
+/* State of lat_close()'s walks over the buckets (bpf_loop callbacks). */
+struct sg_lat_walk {
+	__u32 slot, sidx;
+	__u64 wtotal;			/* the window's requests (pass 1) */
+	__u64 wrank[SG_LAT_NQ];		/* ranks of its percentiles, SG_LAT_FP units */
+	__u64 wcum;
+	__u64 wout[SG_LAT_NQ];		/* percentile + 1, us; 0 = not reached */
+	__u64 rrank, rcum, rout;	/* the same for the recent histogram */
+	__u64 rnum, rden;		/* its scaling, rnum / rden */
+	__u64 rsum;			/* its total after scaling */
+};
+
+/* Percentile at @rank of a histogram walked up to bucket @b (@cum below it,
+ * @c in it), interpolated linearly inside the bucket; stored + 1 in @out. */
+static __always_inline void lat_pctl(__u64 rank, __u64 cum, __u64 c, __u32 b, __u64 *out)
+{
+	__u64 lo, hi;
+
+	if (*out || !rank || !c || cum + c < rank)
+		return;
+	lo = slackgov_lat_lo(b);
+	hi = slackgov_lat_lo(b + 1);
+	*out = 1 + lo + (hi - lo) * (rank - cum) / c;
+}
+
+/* Pass 1: take the window's buckets into the closer's scratch copy. */
+static int lat_take_cb(__u32 i, void *ctx)
+{
+	struct sg_lat_walk *x = ctx;
+	__u32 slot = x->slot, sidx = x->sidx;
+	struct sg_lat_hist *h;
+	struct sg_acc *a;
+
+	a = bpf_map_lookup_elem(&acc, &slot);
+	h = bpf_map_lookup_elem(&lat_scratch, &sidx);
+	if (!a || !h || i >= SLACKGOV_LAT_BUCKETS)
+		return 1;
+	h->b[i] = __sync_lock_test_and_set(&a->lat_win[i], 0);
+	x->wtotal += h->b[i];
+	return 0;
+}
+
+/* Pass 2: the window's percentiles; its buckets into the cumulative and
+ * the recent histogram; the recent one's percentile and scaling. */
+static int lat_fold_cb(__u32 i, void *ctx)
+{
+	struct sg_lat_walk *x = ctx;
+	__u32 slot = x->slot, sidx = x->sidx;
+	struct slackgov_target_state *st;
+	struct sg_lat_hist *h;
+	struct sg_acc *a;
+	__u64 c, r;
+
+	a = bpf_map_lookup_elem(&acc, &slot);
+	st = bpf_map_lookup_elem(&windows, &slot);
+	h = bpf_map_lookup_elem(&lat_scratch, &sidx);
+	if (!a || !st || !h || i >= SLACKGOV_LAT_BUCKETS)
+		return 1;
+	c = h->b[i];
+	st->lat_hist[i] += c;
+	c *= SG_LAT_FP;
+	lat_pctl(x->wrank[0], x->wcum, c, i, &x->wout[0]);
+	lat_pctl(x->wrank[1], x->wcum, c, i, &x->wout[1]);
+	lat_pctl(x->wrank[2], x->wcum, c, i, &x->wout[2]);
+	lat_pctl(x->wrank[3], x->wcum, c, i, &x->wout[3]);
+	x->wcum += c;
+	r = a->lat_recent[i] + c;
+	lat_pctl(x->rrank, x->rcum, r, i, &x->rout);
+	x->rcum += r;
+	r = r * x->rnum / x->rden;
+	a->lat_recent[i] = r;
+	x->rsum += r;
+	return 0;
+}
+
+static int lat_zero_cb(__u32 i, void *ctx)
+{
+	__u32 slot = *(__u32 *)ctx;
+	struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
+
+	if (!a || i >= SLACKGOV_LAT_BUCKETS)
+		return 1;
+	a->lat_win[i] = 0;
+	a->lat_recent[i] = 0;
+	return 0;
+}
+
+/* A slot changes owner: no request, no history (under the closing flag). */
+static __always_inline void lat_reset(__u32 slot, struct sg_acc *a)
+{
+	a->lat_n = a->lat_ns = a->lat_queue_ns = a->lat_svc_ns = a->lat_rtotal = a->lat_q_us = 0;
+	bpf_loop(SLACKGOV_LAT_BUCKETS, lat_zero_cb, &slot, 0);
+}
+
+static __always_inline __u32 lat_u32(__u64 v)
+{
+	return v > 0xffffffffULL ? 0xffffffffU : (__u32)v;
+}
+
+/*
+ * The window of @slot closes (under the closing flag): its latency figures
+ * into @w, its buckets into the cumulative and recent histograms of @st and
+ * @a, and the SLO counts.  Two walks over the buckets, with bpf_loop() so
+ * that the verifier checks each callback once.
+ */
+static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
+				      struct slackgov_target_state *st,
+				      struct slackgov_window *w)
+{
+	struct sg_lat_walk x = { .slot = slot, .sidx = sidx };
+	__u64 n, q, qs, ss, rnew;
+
+	w->slo_us = a->slo_us;
+	w->slo_q = a->slo_q;
+	q = a->slo_us && a->slo_q && a->slo_q <= SLACKGOV_Q_ONE ? a->slo_q : SLACKGOV_Q_DEFAULT;
+	bpf_loop(SLACKGOV_LAT_BUCKETS, lat_take_cb, &x, 0);
+	n = xchg0(&a->lat_n);
+	qs = xchg0(&a->lat_queue_ns);
+	ss = xchg0(&a->lat_svc_ns);
+	w->queue_us = n ? qs / n / 1000 : 0;
+	w->svc_us = n ? ss / n / 1000 : 0;
+	st->total_lat_ns += xchg0(&a->lat_ns);
+	st->total_queue_ns += qs;
+	if (!x.wtotal) {		/* no request: the recent ones did not change */
+		w->lat_q_us = a->lat_q_us;
+		return;
+	}
+	x.wrank[0] = 5000 * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
+	x.wrank[1] = 9000 * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
+	x.wrank[2] = 9900 * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
+	x.wrank[3] = q * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
+	rnew = a->lat_rtotal + x.wtotal * SG_LAT_FP;
+	x.rrank = q * rnew / SLACKGOV_Q_ONE;
+	x.rnum = x.rden = 1;
+	if (rnew > SG_LAT_HORIZON * SG_LAT_FP) {
+		x.rnum = SG_LAT_HORIZON * SG_LAT_FP;
+		x.rden = rnew;
+	}
+	bpf_loop(SLACKGOV_LAT_BUCKETS, lat_fold_cb, &x, 0);
+	a->lat_rtotal = x.rsum;
+	w->nr_lat = lat_u32(x.wtotal);
+	w->lat_p50_us = x.wout[0] ? lat_u32(x.wout[0] - 1) : 0;
+	w->lat_p90_us = x.wout[1] ? lat_u32(x.wout[1] - 1) : 0;
+	w->lat_p99_us = x.wout[2] ? lat_u32(x.wout[2] - 1) : 0;
+	w->lat_win_us = x.wout[3] ? lat_u32(x.wout[3] - 1) : 0;
+	w->lat_q_us = x.rout ? lat_u32(x.rout - 1) : 0;
+	a->lat_q_us = w->lat_q_us;
+	st->total_lat += x.wtotal;
+	if (w->slo_us && x.wtotal) {
+		st->total_slo_windows++;
+		if (w->lat_win_us > w->slo_us)
+			st->total_slo_over++;
+	}
+}
+
+#endif /* __SG_LATENCY_BPF_H */
