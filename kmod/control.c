@@ -1,317 +1,660 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * control.c - the slack governor's control law: PID on target slack, the
- * saturation boost, and the utilization rule for policies without targets.
+ * control.c - the slack governor's control law, all of it: the per-target
+ * filters, the SLO law, the slack PID, saturation and its drain, the
+ * utilization rule and the stale rule.  Inputs in, frequency and reason out:
+ * no locks, no kernel objects (kfunc.c stores, governor.c applies).
  */
 #include <linux/kernel.h>
 #include <linux/math64.h>
 #include <linux/minmax.h>
-#include "sg.h"
+#include <linux/bitops.h>
+#include <linux/string.h>
+#include <linux/time64.h>
+#include "control.h"
 
 /**
  * DOC: slack control law
  *
- * The governor holds each policy's *most constrained* target at its slack
- * setpoint with the lowest frequency that does it.  All arithmetic is
- * integer: ratios in thousandths (1000 == 1.0), gains x1000, frequencies in
- * kHz.  One step runs per policy whenever a new sample (one closed window
- * of one target, from the BPF side through slackgov_report()) names one of
- * the policy's CPUs, at most once per ``rate_limit_us`` for frequency
- * changes (saturation and the safe frequency are not rate limited).
+ * The governor picks, per cpufreq policy, the lowest frequency that keeps
+ * every target running on the policy's CPUs within its goal: a latency SLO
+ * (``slackctl target add ... --slo p99:2ms``) or, for a target without
+ * one, a slack setpoint.  Integer arithmetic throughout: ratios in
+ * thousandths (1000 == 1.0), gains x1000, frequencies in kHz, times in us.
+ * A decision runs whenever a sample (one closed window of one target, from
+ * the BPF side through slackgov_report()) names one of the policy's CPUs;
+ * frequency changes are at most one per ``rate_limit_us``, except a boost,
+ * the safe frequency and the first change after the policy limits changed.
  *
- * 1. **Inputs.**  Every sample younger than ``stale_ms`` that named one of
- *    the policy's CPUs is *fresh* (a CPU keeps the latest sample of each of
- *    its last SG_CPU_SLOTS = 4 targets).  A single window is a poor
- *    measurement: with ~1 ms requests a 10 ms window holds a handful of
- *    them, and its slack swings over the whole 0..1000 range at any load
- *    (under performance, make demo's 300 req/s step had windows from 3 to
- *    790).  So each slot also keeps s_j, the target's slack averaged over
- *    its windows, weighted by window length::
+ * 1. **Per-target filters** (sg_obs_update(), once per window).  A single
+ *    10 ms window is a poor measurement: with ~1 ms requests it holds a
+ *    handful of them and its slack swings over the whole 0..1000 range at
+ *    any load.  So the governor keeps, per target, exponential averages
+ *    weighted by window length ``len``::
  *
- *        s_j += (slack - s_j) * len / (len + tau),   tau = 40 ms
+ *        x_f += (x - x_f) * len / (len + tau),   tau = 40 ms
  *
- *    (SG_SLACK_TAU_NS: four default windows, 10-30 requests at 300-700
- *    req/s.)  Each fresh target j has a setpoint sp_j: its own
- *    (``slackgov_sample.setpoint``, set per target by slackctl) or, when
- *    that is 0, the ``setpoint`` knob.  Its error is e_j = s_j - sp_j:
- *    positive means spare capacity, negative a deficit.  Several targets
- *    combine by taking the **most constrained**: the smallest e_j (the
- *    largest deficit).  Lowering the frequency is only safe when every
- *    target on the policy has room for it, so the policy follows the worst
- *    one; a target with spare slack cannot pull the frequency down under a
- *    target that is short of it.
+ *    of its slack s, of its work rate L = (1 - s) * f_w (kHz: the busy
+ *    share times f_w, the policy's frequency when the window ran) and of
+ *    its work per request W = svc_us * f_w (the mean service time in
+ *    cycles; windows without a timed request leave W as it was).  tau =
+ *    SG_SLACK_TAU_NS is four default windows, 10-30 requests at 300-700
+ *    req/s, and still follows a load step within a few windows.  L and W
+ *    are filtered rather than s alone because windows run at different
+ *    frequencies: their slack does not compare, their work does.  A window
+ *    longer than a second counts as a second; a target not seen for 10 tau
+ *    starts again from its window.  A window flagged IDLE (no request) has
+ *    slack 1000 and no latency; one flagged EXITED is the target's last:
+ *    its slot is dropped from every rule below at once (step 8).
  *
- * 2. **Saturation.**  If the latest window of any fresh target has
- *    ``cv > sat_cv`` (its inter-arrival variability shows a queue building;
- *    ``sat_cv`` = 0 disables this test) or its own slack collapsed below
- *    SG_COLLAPSE_SLACK = 50 (the workers waited less than 5 % of the window:
- *    they were busy through it), this decision asks for the policy's max at
- *    once, whatever the PID says, without the rate limit, and mode is
- *    ``boost``.  It is decided on the single window, not on the average, so
- *    that the first saturated window already boosts.  The boost does not
- *    touch the PID: it keeps running on the averaged slack (which the
- *    collapsed window pulls down).  The boost is held (reason
- *    ``saturated-drain``) until a window of that target shows slack back at
- *    its setpoint: the queue that built up is drained at max, not at the
- *    frequency that let it build.  Then the PID's output applies again.  It
- *    is held only while the average confirms a deficit, below half the
- *    setpoint (SG_DRAIN_CONFIRM_DIV): one collapsed window is most likely
- *    noise (single windows collapse now and then at any load: 30-80 boosts
- *    in 5 s cells at 10 % load in tune.sh), so that boost lasts one window.
- *    (Before, every boost was held while the average was below the
- *    setpoint; an average that hovers at the setpoint is below it about half
- *    of the time, so noise held max.  tune.sh, 3 repetitions each, the two
- *    builds run one after the other (the host's speed differed, so only
- *    ratios to performance in the same run compare): at 50 % of the nominal
- *    load -17.5 % modeled energy per request against -9.6 % before, p99
- *    2.1x against 1.5x performance's; at 70 % both within 1 % of
- *    performance's energy and p99 0.96x.)
- *    (The first cut restarted the PID from max after every boost and
- *    stepped on single windows; in make demo its frequency swung over the
- *    whole table within a second at 100-300 req/s.)
+ * 2. **SLO law** (targets with ``slo_us`` > 0).  With the budget
+ *    T = slo_us * (1000 - ``slo_margin``) / 1000 and q the SLO's
+ *    percentile, model the server as M/M/1 whose service time scales as
+ *    1/f (CPU-bound).  Its sojourn time at quantile q is c_q / (mu - lambda)
+ *    with c_q = ln(1 / (1 - q)) (4.6 for p99), mu = f / W, lambda W = L;
+ *    the tail meets T when mu - lambda >= c_q / T, i.e.::
  *
- * 3. **Deadband.**  e = e_min shrunk by ``deadband`` toward zero::
+ *        f_need = L + K * W / T,   K = c_q at first
  *
- *        e = 0                  if |e_min| <= deadband
- *        e = e_min - deadband   if e_min > deadband
- *        e = e_min + deadband   if e_min < -deadband
+ *    L is the frequency the work itself takes, K * W / T the headroom the
+ *    tail needs.  Both terms are measured in cycles, so f_need does not
+ *    depend on the frequency the windows ran at.  The model is only a
+ *    model (arrivals are burstier than Poisson, service is not all CPU),
+ *    so K is the state of a slow outer loop on the measured tail: every
+ *    window with timed requests moves log2(K) by::
  *
- *    Inside the band the integral term adds nothing, so the output stays
- *    where it is (hysteresis); the shift keeps e continuous at the band's
- *    edges, so entering or leaving it causes no jump.
+ *        slo_gain / 1000 * min(nr_lat, H) / H * log2(lat_q / T)
  *
- * 4. **PID, velocity form.**  With e1, e2 the errors of the previous two
- *    steps and span = cpuinfo.max_freq - cpuinfo.min_freq (kHz)::
+ *    with lat_q the percentile over the target's last ~H = 2000 requests
+ *    (the BPF side's decayed histogram).  The step is per request, not per
+ *    window, so a busy and a quiet target adapt alike per request; over H
+ *    requests a tail twice the budget raises K by 2^(gain/1000).  The
+ *    fixed point is lat_q == T whatever the model's error; the model
+ *    gives the fast, proportional response to a load change.  K stays
+ *    within c_q/8 .. 8 c_q (a model off by more is not a model).  The
+ *    default gain 500 keeps the loop well damped against the lag of lat_q,
+ *    which spans about the same H requests.
+ *    f_need is at least L * 1000 / SG_SLO_RHO_MAX (900): the law never
+ *    plans the server more than 90 % busy, where its queue (9 service
+ *    times on average in M/M/1) grows faster than windows can show it.
+ *    The output rises to f_need at once; it comes down by at most
+ *    span / SG_SLO_DOWN_DIV (1/8 of cpuinfo max - min) per new window, so
+ *    noise in one window cannot pull it far, and a falling load reaches
+ *    min within 8 windows.
+ *
+ * 3. **Saturation.**  The decision asks for max at once, without the rate
+ *    limit (mode ``boost``), when in the latest window of a fresh target:
+ *
+ *    - ``cv > sat_cv`` (``saturated-cv``; 0 disables the test): the
+ *      inter-arrival variability of a server reading a backlog in batches;
+ *    - the slack of a target without an SLO fell below SG_COLLAPSE_SLACK
+ *      = 50 (``saturated-slack``): its workers waited under 5 % of the
+ *      window, they were busy through it;
+ *    - for an SLO target, the mean queueing time of at least two requests
+ *      exceeds T / 2, or its filtered work rate L reaches 95 % of the
+ *      current frequency (``slo-queue``): the queue, not a slow request,
+ *      eats the budget.  Two requests, because one slow request at low load
+ *      queues nothing but itself; the filtered L, because one busy window
+ *      is noise.
+ *
+ *    A boost is held (``saturated-drain``) until a window shows the queue
+ *    drained: for an SLO target, a window whose mean queueing is at most
+ *    T / 4 (or that timed no request); for a slack target, a window whose
+ *    slack is back at the setpoint, and only while the filtered slack
+ *    confirms a deficit (below setpoint / 2): one collapsed window is most
+ *    likely noise, so that boost lasts one window.  The queue that built up
+ *    is drained at max, not at the frequency that let it build.
+ *
+ * 4. **Slack PID** (targets without an SLO).  The most constrained such
+ *    target (the smallest e_min = s_f - sp, sp its own setpoint or the
+ *    ``setpoint`` knob) is held at its setpoint.  The deadband shrinks the
+ *    error toward zero: e = 0 if |e_min| <= ``deadband``, else e_min -+
+ *    ``deadband`` (continuous at the band's edges).  Velocity form, with
+ *    e1, e2 the previous errors and span = cpuinfo max - min::
  *
  *        P  = kp * (e - e1)
- *        I  = ki * e
+ *        I  = ki * e           (divided by SG_DOWN_DIV = 4 when it lowers u)
  *        D  = kd * (e - 2*e1 + e2)
- *        du = -span * (P + I + D) / 1000000
- *        u  = clamp(u + du + ff, policy->min, policy->max)
+ *        u  = clamp(u - span * (P + I + D) / 10^6 + ff, min, max)
  *
- *    (/1000000: gains and errors are both thousandths.)  A gain of 1000 and
- *    an error of 100 (10 % slack too much) move the output by 10 % of the
- *    range per window.  The controller keeps the output u itself, not an
- *    integral: clamping u to the policy limits is the anti-windup (nothing
- *    accumulates while the output sits at a limit).  The driver gets u with
- *    CPUFREQ_RELATION_L (the lowest table step at or above u); u keeps its
- *    sub-step remainder, so small errors still add up to a step.
+ *    Clamping u is the anti-windup.  The integral comes down 4 times slower
+ *    than it rises: a deficit costs latency at once, spare slack only
+ *    energy.  P and D stay symmetric: in velocity form they sum to zero
+ *    over a stretch that starts and ends at one error, so noise cannot
+ *    ratchet u.  Around the operating point slack moves ~1:1 with the
+ *    frequency as a share of span, so the loop gain per window is ki/1000:
+ *    the defaults kp = 300, ki = 200, kd = 0 absorb a step in ~5 windows
+ *    up without overshoot (the loop oscillates above ~0.5); kd is off
+ *    because the second difference of a noisy ratio is mostly noise.  The
+ *    setpoint 350 (workers 65 % busy) and deadband 50 (about the
+ *    window-to-window noise) were chosen on the emulated platform as the
+ *    best energy per request whose p99 stayed within 5x the unloaded p99
+ *    (Documentation/evaluation.rst).
  *
- *    **Asymmetry.**  The integral term is divided by SG_DOWN_DIV = 4 when it
- *    lowers u (e > 0): a deficit costs latency at once, spare slack only
- *    costs energy, so the controller rises fast and comes down slowly, and
- *    it settles where the average slack is a little above the setpoint
- *    rather than below.  P and D stay symmetric: in velocity form they sum
- *    to zero over any stretch that starts and ends at the same error, so
- *    noise cannot ratchet u.  (Dividing every down move, as first done,
- *    did ratchet it: zero-mean noise in e gave full-size P kicks up and
- *    quarter-size kicks down, and in guest-loadstep.sh on a loaded host u
- *    stayed at max through a 6 s phase whose average slack was 578.)
+ * 5. **Feed-forward** (``ff_gain``, default 0 = off).  When the PID's
+ *    target reports a changed request rate, the work per second changed in
+ *    proportion::
  *
- *    Defaults kp = 300, ki = 200, kd = 0, setpoint 350, deadband 50.
- *    Around the operating point slack moves ~1:1 with the frequency as a
- *    share of span (slack = 1 - work/f), so the loop gain per window is
- *    about ki / 1000 = 0.2 up and 0.05 down: a load step is absorbed in ~5
- *    windows upward without overshoot even with the averaging lag
- *    (the loop oscillates above ~0.5).  kp adds damping for fast changes;
- *    kd is off because slack, a ratio over short windows, is noisy and its
- *    second difference is mostly noise.  The setpoint 350 (workers busy
- *    65 %): in tune.sh against performance and ondemand (epoll server, 2
- *    repetitions of 6 s cells) it used 30 % and 16 % less modeled energy
- *    per request than performance at 30 % and 50 % of the nominal load,
- *    with p99 26 ms against performance's 10-13 ms (SLO 5x the unloaded
- *    p99: ~50 ms); 450 saved 28 % and 10 %, 250 raised the p99 to 29 ms at
- *    50 %.  At 70 % every setpoint stayed within 1 % of performance's
- *    energy: the server is near its capacity, nothing is left to save.
- *    The first cut's 200 without averaging let the p99 grow 2-5x.  Values
- *    chosen on the emulated platform, not on hardware.
+ *        ff = ff_gain / 1000 * u * (rps - rps1) / rps1,   |ff| <= span
  *
- * 5. **Feed-forward** (``ff_gain``, default 0 = off).  When the same target
- *    as in the previous step reports a changed request rate, the work per
- *    second changed in proportion, and so does the frequency it needs::
+ *    with the relative change clamped to -100 %..+1000 % (rps <= 10^8 is
+ *    checked by the kfunc), so that the product fits in 64 bits.
  *
- *        ff = ff_gain * u * (rps - rps1) / (rps1 * 1000),  |ff| <= span
+ * 6. **Several targets.**  The policy runs at the largest of the SLO law's
+ *    output over its SLO targets and the PID's output for its other
+ *    targets: a target with room cannot pull the frequency under one that
+ *    is short of it.  The PID steps once per new window of the target it
+ *    follows and the SLO output moves down once per new SLO window: a
+ *    retry, a timer or another target's window holds them, so N targets do
+ *    not multiply the gains.  With no target of a kind, that part follows
+ *    the output (bumpless when one appears).
  *
- *    so the frequency moves with a load change in the same window instead of
- *    waiting for slack to show it.
- *
- * 6. **Holding.**  The PID steps once per new window of the target it
- *    follows (the most constrained one); a rate-limited retry, a timer, or
- *    a window of another target holds the output.  So it never steps twice
- *    on the same data, and N targets on a policy do not multiply its gain.
- *
- * 7. **No targets: utilization rule.**  A policy whose CPUs never had a
- *    fresh sample (or lost them for good, see below) is driven by load, as
- *    ondemand does: load = max over the policy's CPUs of busy / wall time
- *    from get_cpu_idle_time() since the previous step, thousandths::
+ * 7. **No targets: utilization rule.**  load = the busiest CPU's busy
+ *    share since the previous step (get_cpu_idle_time()), thousandths::
  *
  *        f = max                        if load >= 950
  *        f = cur * load * 5 / 4 / 1000  otherwise, clamped to min..max
  *
- *    1.25 (5/4) puts the tipping point at 80 % load, as schedutil's C does;
- *    the load is measured at the current frequency (the guest has no APERF/
- *    MPERF, so no frequency invariance), hence the factor ``cur``.  At 95 %
- *    load a CPU gives no information on how much more it needs, so it goes
- *    to max like ondemand above its up_threshold.  Steps come from the
- *    scheduler's update_util hook (at most once per rate_limit_us, and at
- *    least 2 ms apart so that the idle accounting's microsecond grain stays
- *    below 0.1 %), plus a recheck every 100 ms while above min, so a CPU
- *    that went idle does not keep a high frequency.
+ *    5/4 puts the tipping point at 80 % load, schedutil's C; the load is
+ *    measured at cur (the guest has no APERF/MPERF).  At 95 % a CPU tells
+ *    nothing of how much more it needs: max, as ondemand's up_threshold.
  *
- * 8. **Stale signal.**  When a policy that had samples gets none for
- *    ``stale_ms`` (the BPF side was detached, the target was killed or
- *    stopped making syscalls), it goes to ``safe_khz`` (0 = the policy max),
- *    counts a fallback, emits slackgov_stale and changes no idle constraint
- *    (relax nothing: a target may still be there).  The safe frequency is
- *    held for SG_SAFE_HOLD_MS = 5 s: long enough to cover a restart of the
- *    BPF side (slackctl reloads in ~1-2 s), short enough that a server
- *    whose feed is gone for good stops running at max within seconds.  Then
- *    the policy returns to the utilization rule (reason ``lost``) and drops
- *    its idle constraints; samples arriving again start the PID from the
- *    current frequency.  Samples arriving again within the hold resume the
- *    PID where it was before the gap: a gap says nothing about the load
- *    (under a loaded emulator the feed stalls for 50 ms now and then), and
- *    restarting from the safe max would cost a walk down at a quarter of the
- *    up gain (step 4); a real overload shows in the first window (step 2).
+ * 8. **Stale and exited.**  A slot is fresh for ``stale_ms`` after its
+ *    sample.  When a policy that had samples has no fresh slot, it goes to
+ *    ``safe_khz`` (0 = max) for SG_SAFE_HOLD_MS = 5 s (``stale``): long
+ *    enough to cover a restart of the BPF side (~1-2 s), short enough that
+ *    a server whose feed is gone stops running at max within seconds; then
+ *    it returns to the utilization rule (``lost``) and drops its idle
+ *    constraints.  Samples arriving within the hold resume the PID where it
+ *    was (a gap says nothing about the load).  If the newest sample was a
+ *    target's EXITED window, the target is gone rather than silent: the
+ *    policy returns to the utilization rule at once (``exited``).
  */
 
-const char * const sg_reason_names[SG_R_NR] = {
-	[SG_R_NONE]	= "none",
-	[SG_R_PID]	= "pid",
-	[SG_R_DEADBAND]	= "deadband",
-	[SG_R_HOLD]	= "hold",
-	[SG_R_SAT_CV]	= "saturated-cv",
-	[SG_R_SAT_SLACK] = "saturated-slack",
-	[SG_R_SAT_DRAIN] = "saturated-drain",
-	[SG_R_STALE]	= "stale",
-	[SG_R_LOST]	= "lost",
-	[SG_R_UTIL]	= "util",
-	[SG_R_UTIL_MAX]	= "util-max",
-};
+#define SG_NAME(x, s)	[SG_R_##x] = s,
+const char * const sg_reason_names[SG_R_NR] = { SG_REASONS(SG_NAME) };
+#undef SG_NAME
+#define SG_NAME(x, s)	[SG_MODE_##x] = s,
+const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
+#undef SG_NAME
 
-const char * const sg_mode_names[SG_MODE_NR] = {
-	[SG_MODE_UTIL]	= "util",
-	[SG_MODE_SLACK]	= "slack",
-	[SG_MODE_SAFE]	= "safe",
-	[SG_MODE_BOOST]	= "boost",
-};
-
-/* Gains and errors are both in thousandths: their product is in millionths. */
+/* Step 1: filter time constant, longest window counted, reset age. */
+#define SG_SLACK_TAU_NS		(40 * NSEC_PER_MSEC)
+#define SG_SLACK_LEN_MAX_NS	NSEC_PER_SEC
+#define SG_SLACK_RESET_NS	(10 * SG_SLACK_TAU_NS)
+/* Step 1: f_w above this (100 GHz, above any CPU) is clamped: W then fits in 2^51. */
+#define SG_KHZ_MAX		100000000U
+/* Step 2: requests over which the outer loop's step is spread (lat_q's horizon). */
+#define SG_SLO_HORIZON		2000
+/* Step 2: K within c_q / 2^3 .. c_q * 2^3 (log2 units of 1/65536). */
+#define SG_K_LOG_ONE		65536
+#define SG_K_LOG_RANGE		(3 * SG_K_LOG_ONE)
+/* Step 2: highest busy share the SLO law plans for, thousandths. */
+#define SG_SLO_RHO_MAX		900
+/* Step 2: the SLO output falls by at most span / 8 per window. */
+#define SG_SLO_DOWN_DIV		8
+/* Step 3: queueing above T / 2 boosts, a window at or below T / 4 has drained. */
+#define SG_SLO_QUEUE_DIV	2
+#define SG_SLO_DRAIN_DIV	4
+/* Step 3: a queueing mean needs this many requests (one queues only itself). */
+#define SG_SLO_QUEUE_MIN_REQ	2
+/* Step 3: filtered work rate at or above this share of cur boosts, thousandths. */
+#define SG_SLO_RHO_BOOST	950
+/* Step 3: a window whose slack is below this (thousandths) collapsed. */
+#define SG_COLLAPSE_SLACK	50
+/* Step 3: a slack boost is held only while slack_f < setpoint / 2. */
+#define SG_DRAIN_CONFIRM_DIV	2
+/* Step 4: gains and errors are both thousandths: their product is millionths. */
 #define SG_PID_SCALE		1000000
-/* Util rule: load at or above which the CPU goes to max (ondemand's up_threshold). */
-#define SG_UTIL_UP		950
-/*
- * The integral term is this many times smaller when it lowers the output
- * (step 4).  A deficit costs latency at once, spare slack only costs energy:
- * so rise fast and come down slowly.  4: measured with tune.sh, see step 4.
- */
+/* Step 4: the integral term lowers the output this many times slower. */
 #define SG_DOWN_DIV		4
-/* Util rule headroom 5/4 = 1.25: frequency equals cur at 80 % load (schedutil's C). */
+/* Step 5: the relative rps change the feed-forward uses, thousandths. */
+#define SG_FF_REL_MIN		(-1000)
+#define SG_FF_REL_MAX		10000
+/* Step 7: load that goes to max; headroom 5/4 (tipping point 80 %). */
+#define SG_UTIL_UP		950
 #define SG_UTIL_HEADROOM_NUM	5
 #define SG_UTIL_HEADROOM_DEN	4
 
-static unsigned int sg_span_khz(const struct cpufreq_policy *policy)
+/* ---- fixed-point helpers --------------------------------------------------- */
+
+/*
+ * log2(x) in 1/1024 units, x >= 1: the exponent plus the mantissa m in
+ * [0, 1) corrected by 0.34 m (1 - m), within 0.006 of the truth.
+ */
+static s32 sg_log2_q10(u64 x)
 {
-	if (policy->cpuinfo.max_freq > policy->cpuinfo.min_freq)
-		return policy->cpuinfo.max_freq - policy->cpuinfo.min_freq;
-	return max(policy->cpuinfo.max_freq, 1U);
+	int n = fls64(x ?: 1) - 1;
+	u32 m = n >= 10 ? (u32)(x >> (n - 10)) & 1023 : (u32)(x << (10 - n)) & 1023;
+
+	return n * 1024 + m + (s32)(((u64)m * (1024 - m) * 348) >> 20);
+}
+
+/* 2^(y / 1024) in 1/1024 units: 2^m ~ 1 + m - 0.343 m (1 - m), within 0.3 %. */
+static u64 sg_exp2_q10(s32 y)
+{
+	s32 n = y >> 10;	/* floor */
+	u32 m = (u32)y & 1023;
+	u64 v = 1024 + m - (((u64)m * (1024 - m) * 351) >> 20);
+
+	if (n >= 40)
+		return U64_MAX >> 1;
+	return n >= 0 ? v << n : v >> min(-n, 63);
+}
+
+/* a * b / c without overflow for b < 2^32, c < 2^32, saturating at U64_MAX. */
+static u64 sg_mul_div(u64 a, u32 b, u32 c)
+{
+	u64 q = div_u64(a, c), r = a - q * c;
+
+	if (b && q > U64_MAX / b - 1)
+		return U64_MAX;
+	return q * b + div_u64(r * b, c);
+}
+
+/* x_f moved toward x by len / (len + tau); |x - x_f| < 2^53. */
+static s64 sg_ewma(s64 xf, s64 x, u64 len)
+{
+	s64 d = x - xf, step = div64_s64(d * (s64)((len << 10) / (len + SG_SLACK_TAU_NS)), 1024);
+
+	/* at least one unit toward the sample, so that a steady input is reached */
+	if (!step && d)
+		step = d > 0 ? 1 : -1;
+	return xf + step;
 }
 
 /**
- * sg_control_reset - restart the PID from a given output (bumpless transfer)
- * @pid:	controller state
+ * sg_slo_k_log0 - log2(c_q), 1/65536 units, c_q = ln(1 / (1 - q))
+ * @slo_q:	the percentile, SLACKGOV_Q_ONE units (clamped to 1 .. Q_ONE - 1)
+ */
+s32 sg_slo_k_log0(u32 slo_q)
+{
+	u32 q = clamp_t(u32, slo_q, 1, SLACKGOV_Q_ONE - 1);
+	/* log2(Q / (Q - q)) * ln 2 = c_q, 1/1024 units; ln 2 ~ 710 / 1024 */
+	u64 cq = div_u64((u64)(sg_log2_q10(SLACKGOV_Q_ONE) -
+			       sg_log2_q10(SLACKGOV_Q_ONE - q)) * 710, 1024);
+
+	return (sg_log2_q10(max_t(u64, cq, 1)) - 10 * 1024) * (SG_K_LOG_ONE / 1024);
+}
+
+/**
+ * sg_slo_budget_us - T, the latency budget of an SLO (at least 1 us)
+ * @slo_us:	the SLO
+ * @margin:	``slo_margin``, thousandths
+ */
+u32 sg_slo_budget_us(u32 slo_us, u32 margin)
+{
+	margin = min_t(u32, margin, SLACKGOV_ONE);
+	return max_t(u32, div_u64((u64)slo_us * (SLACKGOV_ONE - margin), SLACKGOV_ONE), 1);
+}
+
+/* ---- step 1: per-target filters --------------------------------------------- */
+
+/**
+ * sg_obs_update - take window @s of its target into slot @o (step 1, and
+ * step 2's outer loop)
+ * @o:		the slot: the target's, else one to reuse
+ * @s:		the sample, validated (kfunc.c)
+ * @now:	ktime_get_ns()
+ * @f_khz:	the policy's frequency when the window was reported
+ * @slo_margin, @slo_gain: the knobs
+ *
+ * Context: any; the caller holds the slot's lock.
+ */
+void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
+		   u32 slo_margin, u32 slo_gain)
+{
+	bool idle = s->flags & SLACKGOV_SAMPLE_IDLE;
+	u32 slack = idle ? SLACKGOV_ONE : s->slack;
+	u64 len = clamp_t(u64, s->len_ns, 1, SG_SLACK_LEN_MAX_NS);
+	u64 load, work = 0;
+	bool timed = !idle && s->nr_lat && s->svc_us;
+
+	f_khz = min(f_khz, SG_KHZ_MAX);
+	load = div_u64((u64)(SLACKGOV_ONE - slack) * f_khz, SLACKGOV_ONE);
+	if (timed)
+		work = (u64)s->svc_us * f_khz;
+
+	if (!o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS) {
+		o->slack_f = slack;
+		o->load_f = load;
+		o->work_f = work;
+		o->slo_us = 0;		/* K starts again below */
+	} else {
+		o->slack_f = sg_ewma(o->slack_f, slack, len);
+		o->load_f = sg_ewma(o->load_f, load, len);
+		if (timed)
+			o->work_f = o->work_f ? sg_ewma(o->work_f, work, len) : work;
+	}
+	/* step 2: a new SLO restarts K from the model's c_q */
+	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q)
+		o->k_log = s->slo_us ? sg_slo_k_log0(s->slo_q) : 0;
+	if (s->slo_us && timed && s->lat_q_us) {
+		u32 t = sg_slo_budget_us(s->slo_us, slo_margin);
+		s32 k0 = sg_slo_k_log0(s->slo_q);
+		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
+		s64 step = div_s64(err * (SG_K_LOG_ONE / 1024) * slo_gain *
+				   min_t(u32, s->nr_lat, SG_SLO_HORIZON),
+				   (s64)SLACKGOV_ONE * SG_SLO_HORIZON);
+
+		o->k_log = clamp_t(s64, (s64)o->k_log + step, k0 - SG_K_LOG_RANGE,
+				   k0 + SG_K_LOG_RANGE);
+	}
+	o->target = s->target;
+	o->flags = s->flags;
+	o->seq = s->seq;
+	o->slack = slack;
+	o->cv = s->cv;
+	o->setpoint = s->setpoint;
+	o->rps = s->rps;
+	o->slo_us = s->slo_us;
+	o->slo_q = s->slo_q;
+	o->nr_lat = idle ? 0 : s->nr_lat;
+	o->lat_q_us = s->lat_q_us;
+	o->lat_win_us = s->lat_win_us;
+	o->queue_us = s->queue_us;
+	o->svc_us = s->svc_us;
+	o->f_khz = f_khz;
+	o->stamp_ns = now;
+}
+
+/* ---- steps 2, 3, 6: combining the fresh targets ------------------------------- */
+
+/**
+ * sg_obs_fresh - does slot @o take part in the law (step 8)?
+ * @o:		the slot
+ * @now:	ktime_get_ns()
+ * @stale_ns:	``stale_ms`` in ns
+ */
+bool sg_obs_fresh(const struct sg_obs *o, u64 now, u64 stale_ns)
+{
+	return o->stamp_ns && !(o->flags & SLACKGOV_SAMPLE_EXITED) &&
+	       (s64)(now - o->stamp_ns) <= (s64)stale_ns;
+}
+
+/* Step 2: f_need of an SLO slot, kHz (may exceed any limit). */
+static u64 sg_slo_need(const struct sg_obs *o, u32 t)
+{
+	u64 k = sg_exp2_q10(o->k_log >> 6);		/* K, 1/1024 */
+	u64 head = sg_mul_div(o->work_f, (u32)min_t(u64, k, U32_MAX), t) >> 10;
+	u64 need = (u64)o->load_f + head;
+
+	return max_t(u64, need, div_u64((u64)o->load_f * SLACKGOV_ONE, SG_SLO_RHO_MAX));
+}
+
+/** sg_ctl_begin - an empty combination (no fresh target yet) */
+void sg_ctl_begin(struct sg_ctl_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->pid_e = S32_MAX;
+}
+
+/**
+ * sg_ctl_add - take one slot into the policy's combination (steps 2, 3, 6)
+ * @in:		the combination, sg_ctl_begin() first
+ * @o:		a copy of the slot
+ * @p:		the knobs
+ * @lim:	the policy's limits (cur for the busy-share test)
+ * @now:	ktime_get_ns()
+ */
+void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_law_params *p,
+		const struct sg_limits *lim, u64 now)
+{
+	u32 word = o->target / 64;
+	u64 bit = 1ULL << (o->target % 64);
+
+	if (!sg_obs_fresh(o, now, p->stale_ns) || o->target >= SLACKGOV_MAX_TARGETS)
+		return;
+	if (!(in->seen[word] & bit)) {
+		in->seen[word] |= bit;
+		in->targets++;
+		if (o->slo_us)
+			in->slo_targets++;
+	}
+	in->newest_ns = max(in->newest_ns, o->stamp_ns);
+	in->cv = max(in->cv, o->cv);
+	if (p->sat_cv && o->cv > p->sat_cv)
+		in->saturated = SG_R_SAT_CV;
+
+	if (o->slo_us) {
+		u32 t = sg_slo_budget_us(o->slo_us, p->slo_margin);
+		u64 need = sg_slo_need(o, t);
+		bool queue = o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
+			     (u64)o->queue_us * SG_SLO_QUEUE_DIV > t;
+		bool busy = lim->cur && (u64)o->load_f * SLACKGOV_ONE >=
+					(u64)lim->cur * SG_SLO_RHO_BOOST;
+
+		if ((queue || busy) && !in->saturated)
+			in->saturated = SG_R_SLO_QUEUE;
+		if (o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t)
+			in->drain = true;
+		in->slo_stamp = max(in->slo_stamp, o->stamp_ns);
+		if (need >= in->f_need) {
+			in->f_need = need;
+			in->slo_us = o->slo_us;
+			in->lat_q_us = o->lat_q_us;
+			in->lat_win_us = o->lat_win_us;
+			in->queue_us = o->queue_us;
+			in->k_milli = (u32)min_t(u64, (sg_exp2_q10(o->k_log >> 6) * 1000) >> 10,
+						 U32_MAX);
+			in->slo_target = o->target;
+		}
+	} else {
+		u32 spj = o->setpoint ?: p->setpoint;
+		s32 e = (s32)o->slack_f - (s32)spj;
+
+		if (o->slack < SG_COLLAPSE_SLACK && !in->saturated)
+			in->saturated = SG_R_SAT_SLACK;
+		if (o->slack < spj && o->slack_f < spj / SG_DRAIN_CONFIRM_DIV)
+			in->drain = true;
+		if (e < in->pid_e || (e == in->pid_e && o->stamp_ns > in->pid_stamp)) {
+			in->pid_e = e;
+			in->pid_stamp = o->stamp_ns;
+			in->slack = o->slack_f;
+			in->raw = o->slack;
+			in->seq = o->seq;
+			in->setpoint = spj;
+			in->rps = o->rps;
+			in->target = o->target;
+		}
+	}
+}
+
+/* ---- steps 4, 5: the slack PID ------------------------------------------------ */
+
+/**
+ * sg_law_reset - restart the law from the current frequency (bumpless)
+ * @law:	the law's state
  * @cur_khz:	the frequency the policy runs at now
  */
-void sg_control_reset(struct sg_pid *pid, unsigned int cur_khz)
+void sg_law_reset(struct sg_law *law, u32 cur_khz)
 {
-	pid->u_khz = cur_khz;
-	pid->e1 = 0;
-	pid->e2 = 0;
-	pid->rps1 = 0;
-	pid->target1 = U32_MAX;
+	law->pid.u_khz = cur_khz;
+	law->pid.e1 = 0;
+	law->pid.e2 = 0;
+	law->pid.rps1 = 0;
+	law->pid.target1 = U32_MAX;
+	law->slo_khz = cur_khz;
 }
 
-/**
- * sg_control_step - one step of the control law (see the DOC block above)
- * @t:		tunables (read once each)
- * @pid:	controller state of the policy, updated
- * @in:		the policy's inputs (steps 1 and 2 are computed by the caller)
- * @policy:	the policy (limits)
- * @out:	the chosen frequency, the terms and the reason
- *
- * Context: any (atomic included); the caller serialises per policy.
- */
-void sg_control_step(const struct sg_tunables *t, struct sg_pid *pid,
-		     const struct sg_ctl_in *in, const struct cpufreq_policy *policy,
-		     struct sg_ctl_out *out)
+static void sg_pid_step(const struct sg_law_params *p, struct sg_pid *pid,
+			const struct sg_ctl_in *in, const struct sg_limits *lim,
+			struct sg_ctl_out *out)
 {
-	s64 lo = policy->min, hi = policy->max, span = sg_span_khz(policy);
-	s32 db = READ_ONCE(t->deadband), e;
-	s64 du;
-	u32 ff_gain = READ_ONCE(t->ff_gain);
+	s64 lo = lim->min, hi = lim->max, span = lim->span;
+	s32 db = p->deadband, e;
 
-	memset(out, 0, sizeof(*out));
-	if (!in->fresh) {				/* step 6 */
+	if (!in->fresh) {
 		pid->u_khz = clamp(pid->u_khz, lo, hi);
 		out->err = pid->e1;
 		out->reason = SG_R_HOLD;
-	} else {
-		e = (s32)in->slack - (s32)in->setpoint;	/* step 3 */
-		if (abs(e) <= db)
-			e = 0;
-		else
-			e += e > 0 ? -db : db;
-
-		/* step 4: each term already in kHz, sign: spare slack lowers u */
-		out->p = -div_s64(span * READ_ONCE(t->kp) * (e - pid->e1), SG_PID_SCALE);
-		out->i = -div_s64(span * READ_ONCE(t->ki) * e, SG_PID_SCALE);
-		out->d = -div_s64(span * READ_ONCE(t->kd) * (e - 2 * pid->e1 + pid->e2),
-				  SG_PID_SCALE);
-
-		/* step 5 */
-		if (ff_gain && pid->rps1 && in->rps && in->target == pid->target1) {
-			out->ff = div_s64(pid->u_khz * ff_gain * ((s64)in->rps - pid->rps1),
-					  (s64)pid->rps1 * 1000);
-			out->ff = clamp(out->ff, -span, span);
-		}
-		/* step 4: the integral moves down at 1/SG_DOWN_DIV of its gain */
-		if (out->i < 0)
-			out->i = div_s64(out->i, SG_DOWN_DIV);
-		du = out->p + out->i + out->d + out->ff;
-		pid->u_khz = clamp(pid->u_khz + du, lo, hi);
-		pid->e2 = pid->e1;
-		pid->e1 = e;
-		pid->rps1 = in->rps;
-		pid->target1 = in->target;
-		out->err = e;
-		out->reason = (!e && !out->p && !out->d && !out->ff) ? SG_R_DEADBAND : SG_R_PID;
+		return;
 	}
-	out->freq = pid->u_khz;
-	out->u = pid->u_khz;
-	if (in->saturated) {				/* step 2 */
-		out->reason = in->saturated;
-		out->freq = hi;
+	e = in->pid_e;
+	if (abs(e) <= db)
+		e = 0;
+	else
+		e += e > 0 ? -db : db;
+
+	/* each term in kHz; spare slack (e > 0) lowers u */
+	out->p = -div_s64(span * p->kp * (e - pid->e1), SG_PID_SCALE);
+	out->i = -div_s64(span * p->ki * e, SG_PID_SCALE);
+	out->d = -div_s64(span * p->kd * (e - 2 * pid->e1 + pid->e2), SG_PID_SCALE);
+	if (out->i < 0)
+		out->i = div_s64(out->i, SG_DOWN_DIV);
+
+	/* step 5: |u| < 2^27, ff_gain <= 10^4, |rel| <= 10^4: the product fits */
+	if (p->ff_gain && pid->rps1 && in->rps && in->target == pid->target1) {
+		s64 rel = div_s64(((s64)in->rps - pid->rps1) * SLACKGOV_ONE, pid->rps1);
+
+		rel = clamp_t(s64, rel, SG_FF_REL_MIN, SG_FF_REL_MAX);
+		out->ff = div_s64(clamp_t(s64, pid->u_khz, 0, hi) * p->ff_gain * rel,
+				  (s64)SLACKGOV_ONE * SLACKGOV_ONE);
+		out->ff = clamp(out->ff, -span, span);
 	}
+	pid->u_khz = clamp(pid->u_khz + out->p + out->i + out->d + out->ff, lo, hi);
+	pid->e2 = pid->e1;
+	pid->e1 = e;
+	pid->rps1 = in->rps;
+	pid->target1 = in->target;
+	out->err = e;
+	out->reason = (!e && !out->p && !out->d && !out->ff) ? SG_R_DEADBAND : SG_R_PID;
 }
 
-/**
- * sg_util_freq - the utilization rule for a policy without targets (step 7)
- * @policy:	the policy (cur, limits)
- * @load:	busiest CPU's busy share since the previous step, thousandths
- * @reason:	SG_R_UTIL or SG_R_UTIL_MAX
- *
- * Return: the frequency to ask for, kHz, within the policy limits.
- */
-unsigned int sg_util_freq(const struct cpufreq_policy *policy, u32 load, enum sg_reason *reason)
+/* Step 7: the utilization rule. */
+static unsigned int sg_util_freq(const struct sg_limits *lim, u32 load, enum sg_reason *reason)
 {
 	u64 f;
 
 	if (load >= SG_UTIL_UP) {
 		*reason = SG_R_UTIL_MAX;
-		return policy->max;
+		return lim->max;
 	}
 	*reason = SG_R_UTIL;
-	f = div_u64((u64)(policy->cur ?: policy->max) * load * SG_UTIL_HEADROOM_NUM,
+	f = div_u64((u64)(lim->cur ?: lim->max) * load * SG_UTIL_HEADROOM_NUM,
 		    SG_UTIL_HEADROOM_DEN * SLACKGOV_ONE);
-	return clamp_t(u64, f, policy->min, policy->max);
+	return clamp_t(u64, f, lim->min, lim->max);
+}
+
+/* ---- the decision ----------------------------------------------------------------- */
+
+/**
+ * sg_law_mode - the mode the next decision runs in (step 8)
+ * @law:	the law's state (its mode is the previous one)
+ * @in:		the combination of the fresh targets
+ * @sig:	the feed's timeline
+ * @p:		the knobs
+ *
+ * Return: SG_MODE_UTIL when no target drives the policy (the caller then
+ * measures the load for sg_law_step()), SG_MODE_SAFE when the signal is
+ * stale, else the law's mode (SLACK for now; sg_law_step() refines it).
+ */
+enum sg_mode sg_law_mode(const struct sg_law *law, const struct sg_ctl_in *in,
+			 const struct sg_signal *sig, const struct sg_law_params *p)
+{
+	u64 hold = (u64)SG_SAFE_HOLD_MS * NSEC_PER_MSEC;
+
+	if (in->targets)
+		return SG_MODE_SLACK;
+	if (sig->last_ns && sig->exit_ns >= sig->last_ns)
+		return SG_MODE_UTIL;
+	if (sig->last_ns && (s64)(sig->now - sig->last_ns) < (s64)(p->stale_ns + hold))
+		return SG_MODE_SAFE;
+	return SG_MODE_UTIL;
+}
+
+/**
+ * sg_law_step - one decision (the DOC block above)
+ * @law:	the policy's law state, updated
+ * @in:		the combination of the fresh targets (sg_ctl_add())
+ * @sig:	the feed's timeline
+ * @p:		the knobs
+ * @lim:	the policy's limits
+ * @load:	the busiest CPU's load, thousandths, for the util rule
+ *		(U32_MAX: not measurable yet, hold cur)
+ * @out:	the frequency, its reason, the mode and the terms
+ *
+ * Context: any; the caller serialises per policy.
+ */
+void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signal *sig,
+		 const struct sg_law_params *p, const struct sg_limits *lim, u32 load,
+		 struct sg_ctl_out *out)
+{
+	enum sg_mode prev = law->mode, mode = sg_law_mode(law, in, sig, p);
+	bool has_pid = in->pid_e != S32_MAX, has_slo = in->slo_stamp != 0;
+	s64 lo = lim->min, hi = lim->max;
+	u32 sat;
+
+	memset(out, 0, sizeof(*out));
+	if (mode == SG_MODE_SAFE) {
+		out->freq = clamp_t(u32, p->safe_khz ?: lim->max, lim->min, lim->max);
+		out->reason = SG_R_STALE;
+		out->urgent = true;
+		out->entered_safe = prev != SG_MODE_SAFE;
+		law->mode = out->mode = mode;
+		return;
+	}
+	if (mode == SG_MODE_UTIL) {
+		if (load == U32_MAX) {
+			out->freq = clamp_t(u32, lim->cur, lim->min, lim->max);
+			out->reason = SG_R_UTIL;
+		} else {
+			out->freq = sg_util_freq(lim, load, &out->reason);
+		}
+		if (prev != SG_MODE_UTIL) {
+			out->left_targets = true;
+			out->reason = sig->exit_ns >= sig->last_ns ? SG_R_EXITED : SG_R_LOST;
+		}
+		law->mode = out->mode = mode;
+		return;
+	}
+
+	/* from the util rule the law starts at cur; after a gap it resumes (step 8) */
+	if (prev == SG_MODE_UTIL)
+		sg_law_reset(law, lim->cur);
+
+	/* step 6: each part steps once per new window of its targets */
+	if (has_pid && in->pid_stamp > law->consumed_ns) {
+		in->fresh = true;
+		law->consumed_ns = in->pid_stamp;
+	}
+	if (has_slo && in->slo_stamp > law->slo_consumed_ns) {
+		in->slo_fresh = true;
+		law->slo_consumed_ns = in->slo_stamp;
+	}
+
+	if (has_slo) {					/* step 2 */
+		s64 need = clamp_t(u64, in->f_need, lo, hi);
+		s64 down = in->slo_fresh ? lim->span / SG_SLO_DOWN_DIV : 0;
+
+		out->f_need = in->f_need;
+		law->slo_khz = clamp(max(need, law->slo_khz - down), lo, hi);
+	}
+	if (has_pid) {					/* steps 4, 5 */
+		sg_pid_step(p, &law->pid, in, lim, out);
+	} else {
+		law->pid.u_khz = law->slo_khz;		/* bumpless for a new slack target */
+	}
+	if (has_slo && (!has_pid || law->slo_khz >= law->pid.u_khz)) {
+		out->u = law->slo_khz;
+		out->reason = in->slo_fresh ? SG_R_SLO : SG_R_HOLD;
+		mode = SG_MODE_SLO;
+	} else {
+		out->u = law->pid.u_khz;
+	}
+	out->freq = out->u;
+
+	/* step 3: saturation, and the boost held until the queue drained */
+	sat = in->saturated;
+	if (!sat && prev == SG_MODE_BOOST &&
+	    (!(in->fresh || in->slo_fresh) || in->drain))
+		sat = SG_R_SAT_DRAIN;
+	if (sat) {
+		out->reason = sat;
+		out->freq = hi;
+		out->urgent = true;
+		mode = SG_MODE_BOOST;
+	}
+	out->entered_boost = mode == SG_MODE_BOOST && prev != SG_MODE_BOOST;
+	law->mode = out->mode = mode;
 }

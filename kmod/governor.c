@@ -30,22 +30,6 @@
  */
 #define SG_UTIL_RECHECK_NS	(100 * NSEC_PER_MSEC)
 /*
- * A window whose slack is below this (thousandths) counts as collapsed:
- * saturation (control.c step 2).  50: the workers waited under 5 % of the
- * window, i.e. they were busy through it; a fixed level rather than a share
- * of the setpoint, since it tells a queue that is building, not how much
- * room a target wants.
- */
-#define SG_COLLAPSE_SLACK	50
-/*
- * A boost is held until the queue drained only while the averaged slack is
- * below setpoint / 2: a deficit that large is not the noise of single
- * windows (one collapses now and then at any load, and an average held at
- * the setpoint is below it about half of the time).  The measurement
- * against holding below the setpoint: control.c, step 2.
- */
-#define SG_DRAIN_CONFIRM_DIV	2
-/*
  * A fast-switching policy whose worker runs off the policy's CPUs (its CPU
  * went offline) cannot switch from there: retry after a millisecond, about a
  * scheduler tick, rather than at once in a loop.
@@ -84,25 +68,46 @@ static u64 sg_earliest(u64 a, u64 b)
 	return min(a, b);
 }
 
+/* A snapshot of the knobs the control law reads (atomic context: READ_ONCE). */
+static void sg_params(const struct sg_tunables *t, struct sg_law_params *p)
+{
+	p->setpoint = READ_ONCE(t->setpoint);
+	p->kp = READ_ONCE(t->kp);
+	p->ki = READ_ONCE(t->ki);
+	p->kd = READ_ONCE(t->kd);
+	p->deadband = READ_ONCE(t->deadband);
+	p->sat_cv = READ_ONCE(t->sat_cv);
+	p->ff_gain = READ_ONCE(t->ff_gain);
+	p->slo_margin = READ_ONCE(t->slo_margin);
+	p->slo_gain = READ_ONCE(t->slo_gain);
+	p->safe_khz = READ_ONCE(t->safe_khz);
+	p->stale_ns = sg_stale_ns(t);
+}
+
+static void sg_limits_of(const struct cpufreq_policy *policy, struct sg_limits *lim)
+{
+	lim->min = policy->min;
+	lim->max = policy->max;
+	lim->cur = policy->cur;
+	lim->span = policy->cpuinfo.max_freq > policy->cpuinfo.min_freq ?
+		    policy->cpuinfo.max_freq - policy->cpuinfo.min_freq :
+		    max(policy->cpuinfo.max_freq, 1U);
+}
+
 /*
- * Steps 1 and 2 of the control law (control.c): gather the fresh targets on
- * the policy's CPUs, pick the most constrained, detect saturation, and set
- * each CPU's idle constraint from its own targets.  Returns the number of
- * distinct fresh targets.  Called under sp->lock.
+ * Hand every slot of the policy's CPUs to the control law (sg_ctl_add())
+ * and set each CPU's idle constraint from its own fresh targets.  Called
+ * under sp->lock.
  */
-static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
+static void sg_collect(struct sg_policy *sp, const struct sg_law_params *p,
+		       const struct sg_limits *lim, u64 now, struct sg_ctl_in *in)
 {
 	const struct sg_tunables *t = sp->tunables;
-	u32 def_sp = READ_ONCE(t->setpoint), sat_cv = READ_ONCE(t->sat_cv);
 	u32 tight = READ_ONCE(t->idle_tight_slack), relax = READ_ONCE(t->idle_relax_slack);
 	s32 lat = READ_ONCE(t->idle_latency_us);
-	DECLARE_BITMAP(seen, SLACKGOV_MAX_TARGETS);
-	u64 stale = sg_stale_ns(t), best_stamp = 0;
-	s32 best_e = S32_MAX;
 	int cpu, i;
 
-	memset(in, 0, sizeof(*in));
-	bitmap_zero(seen, SLACKGOV_MAX_TARGETS);
+	sg_ctl_begin(in);
 	for_each_cpu(cpu, sp->policy->cpus) {
 		struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);
 		struct sg_obs obs[SG_CPU_SLOTS];
@@ -114,32 +119,9 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 		raw_spin_unlock_irqrestore(&c->lock, flags);
 
 		for (i = 0; i < SG_CPU_SLOTS; i++) {
-			const struct sg_obs *o = &obs[i];
-			u32 spj;
-			s32 e;
-
-			if (!o->stamp_ns || (s64)(now - o->stamp_ns) > (s64)stale)
-				continue;
-			spj = o->setpoint ?: def_sp;
-			e = (s32)o->slack_f - (s32)spj;
-			if (!__test_and_set_bit(o->target, seen))
-				in->targets++;
-			if (e < best_e || (e == best_e && o->stamp_ns > best_stamp)) {
-				best_e = e;
-				best_stamp = o->stamp_ns;
-				in->slack = o->slack_f;
-				in->raw = o->slack;
-				in->seq = o->seq;
-				in->setpoint = spj;
-				in->rps = o->rps;
-				in->target = o->target;
-			}
-			in->cv = max(in->cv, o->cv);
-			if (sat_cv && o->cv > sat_cv)
-				in->saturated = SG_R_SAT_CV;
-			else if (o->slack < SG_COLLAPSE_SLACK && !in->saturated)
-				in->saturated = SG_R_SAT_SLACK;
-			cpu_min = min(cpu_min, o->slack_f);
+			sg_ctl_add(in, &obs[i], p, lim, now);
+			if (sg_obs_fresh(&obs[i], now, p->stale_ns))
+				cpu_min = min(cpu_min, obs[i].slack_f);
 		}
 		/*
 		 * Idle depth from the averaged slack only: tight near saturation,
@@ -154,15 +136,6 @@ static u32 sg_collect(struct sg_policy *sp, u64 now, struct sg_ctl_in *in)
 				sg_qos_want(sp, cpu, SG_QOS_NONE);
 		}
 	}
-	/*
-	 * The PID steps once per new window of the target it follows: other
-	 * targets' windows do not add steps (N targets would multiply the gain).
-	 */
-	if (in->targets && best_stamp > sp->consumed_ns) {
-		in->fresh = true;
-		sp->consumed_ns = best_stamp;
-	}
-	return in->targets;
 }
 
 /*
@@ -192,94 +165,72 @@ static u32 sg_util_load(struct sg_policy *sp)
 }
 
 /*
- * One decision for a policy: choose the mode, run the control law or the
- * util rule, update stats and trace.  Called under sp->lock (atomic).
+ * One decision for a policy: gather the targets, run the control law
+ * (control.c), update stats and trace.  Called under sp->lock (atomic).
  * Returns the frequency to ask for; *urgent when it must not wait for the
  * rate limit; *next_ns: when to look again without a new sample (0: never).
  */
 static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *next_ns)
 {
 	struct cpufreq_policy *policy = sp->policy;
-	const struct sg_tunables *t = sp->tunables;
-	u64 stale = sg_stale_ns(t), hold = (u64)SG_SAFE_HOLD_MS * NSEC_PER_MSEC;
-	u64 last = READ_ONCE(sp->last_sample_ns);
-	s64 age = last ? (s64)(now - last) : 0;
-	struct sg_ctl_out out = {};
+	struct sg_signal sig = {
+		.now = now,
+		.last_ns = READ_ONCE(sp->last_sample_ns),
+		.exit_ns = READ_ONCE(sp->last_exit_ns),
+	};
+	u64 hold = (u64)SG_SAFE_HOLD_MS * NSEC_PER_MSEC;
+	struct sg_law_params p;
+	struct sg_limits lim;
+	struct sg_ctl_out out;
 	struct sg_ctl_in in;
 	u32 load = 0;
 	int cpu;
 
-	*urgent = false;
-	*next_ns = 0;
-	WRITE_ONCE(sp->limits_changed, false);
-
-	if (sg_collect(sp, now, &in)) {
-		enum sg_mode mode;
-
-		/*
-		 * control.c step 2: hold the boost until a window drained the
-		 * queue, unless the average does not confirm a deficit (a lone
-		 * noisy window)
-		 */
-		if (!in.saturated && sp->mode == SG_MODE_BOOST &&
-		    (!in.fresh || (in.raw < in.setpoint &&
-				   in.slack < in.setpoint / SG_DRAIN_CONFIRM_DIV)))
-			in.saturated = SG_R_SAT_DRAIN;
-		mode = in.saturated ? SG_MODE_BOOST : SG_MODE_SLACK;
-
-		/*
-		 * From the util rule the PID starts at the current frequency;
-		 * after a gap (safe mode) it resumes where it was: a gap says
-		 * nothing about the load, and restarting from the safe max would
-		 * cost a slow walk down (control.c step 8).
-		 */
-		if (sp->mode == SG_MODE_UTIL)
-			sg_control_reset(&sp->pid, policy->cur);
-		sg_control_step(t, &sp->pid, &in, policy, &out);
-		if (mode == SG_MODE_BOOST && sp->mode != SG_MODE_BOOST)
-			sp->boosts++;
-		sp->mode = mode;
-		sp->last_slack = in.slack;
-		*urgent = mode == SG_MODE_BOOST;
-		*next_ns = last + stale + SG_STALE_MARGIN_NS;
-	} else if (last && age < (s64)(stale + hold)) {
-		unsigned int safe = READ_ONCE(t->safe_khz) ?: policy->max;
-
-		if (sp->mode != SG_MODE_SAFE) {
-			sp->fallbacks++;
-			trace_slackgov_stale(policy->cpu, div_u64(age, NSEC_PER_USEC),
-					     READ_ONCE(t->stale_ms), safe, sp->fallbacks);
-		}
-		sp->mode = SG_MODE_SAFE;
-		out.freq = clamp(safe, policy->min, policy->max);
-		out.reason = SG_R_STALE;
-		*urgent = true;
-		*next_ns = last + stale + hold;
-	} else {
+	sg_params(sp->tunables, &p);
+	sg_limits_of(policy, &lim);
+	sg_collect(sp, &p, &lim, now, &in);
+	if (sg_law_mode(&sp->law, &in, &sig, &p) == SG_MODE_UTIL)
 		load = sg_util_load(sp);
-		if (load == U32_MAX) {		/* too soon to measure: hold */
-			out.freq = policy->cur;
-			out.reason = SG_R_UTIL;
-			load = 0;
-		} else {
-			out.freq = sg_util_freq(policy, load, &out.reason);
+	sg_law_step(&sp->law, &in, &sig, &p, &lim, load, &out);
+
+	*urgent = out.urgent;
+	*next_ns = 0;
+	switch (out.mode) {
+	case SG_MODE_SAFE:
+		if (out.entered_safe) {
+			sp->fallbacks++;
+			trace_slackgov_stale(policy->cpu, div_u64(now - sig.last_ns, NSEC_PER_USEC),
+					     READ_ONCE(sp->tunables->stale_ms), out.freq,
+					     sp->fallbacks);
 		}
-		if (sp->mode != SG_MODE_UTIL) {
-			/* signal gone for good: drop the idle constraints too */
+		*next_ns = sig.last_ns + p.stale_ns + hold;
+		break;
+	case SG_MODE_UTIL:
+		/* signal gone for good, or the target exited: drop the idle constraints */
+		if (out.left_targets)
 			for_each_cpu(cpu, policy->related_cpus)
 				sg_qos_want(sp, cpu, SG_QOS_NONE);
-			out.reason = SG_R_LOST;
-		}
-		sp->mode = SG_MODE_UTIL;
 		if (out.freq > policy->min)
 			*next_ns = now + SG_UTIL_RECHECK_NS;
+		if (load == U32_MAX)
+			load = 0;
+		break;
+	default:
+		if (out.entered_boost)
+			sp->boosts++;
+		sp->last_slack = in.pid_e != S32_MAX ? in.slack : -1;
+		if (in.slo_stamp) {
+			sp->last_slo_us = in.slo_us;
+			sp->last_lat_us = in.lat_q_us;
+			sp->last_slo_k = in.k_milli;
+		}
+		*next_ns = in.newest_ns + p.stale_ns + SG_STALE_MARGIN_NS;
+		break;
 	}
-
-	sp->last_eval_ns = now;
 	sp->decisions++;
 	sp->last_freq = out.freq;
 	sp->last_reason = out.reason;
-	trace_slackgov_decision(policy->cpu, sp->mode, &in, load, &out);
+	trace_slackgov_decision(policy->cpu, out.mode, &in, load, &out);
 	return out.freq;
 }
 
@@ -310,6 +261,11 @@ static void sg_run(struct sg_policy *sp, bool fast)
 		return;
 	}
 	freq = sg_eval(sp, now, &urgent, &next);
+	/* as schedutil: the first change after new limits does not wait */
+	if (READ_ONCE(sp->limits_changed)) {
+		WRITE_ONCE(sp->limits_changed, false);
+		urgent = true;
+	}
 	if (freq && cpufreq_driver_resolve_freq(policy, freq) != policy->cur) {
 		if (urgent || !sp->last_change_ns || now - sp->last_change_ns >= rate)
 			apply = true;
@@ -383,7 +339,7 @@ static void sg_update_util(struct update_util_data *data, u64 time, unsigned int
 	struct sg_policy *sp = c->hook_sp;
 	u64 gap = max_t(u64, sg_rate_ns(sp->tunables), SG_UTIL_MIN_NS);
 
-	if (READ_ONCE(sp->mode) != SG_MODE_UTIL || (s64)(time - READ_ONCE(sp->hook_ns)) < (s64)gap)
+	if (READ_ONCE(sp->law.mode) != SG_MODE_UTIL || (s64)(time - READ_ONCE(sp->hook_ns)) < (s64)gap)
 		return;
 	WRITE_ONCE(sp->hook_ns, time);
 	irq_work_queue(&sp->irq_work);
@@ -522,11 +478,11 @@ static int sg_start(struct cpufreq_policy *policy)
 	struct sg_policy *sp = policy->governor_data;
 	int cpu;
 
-	sp->mode = SG_MODE_UTIL;
-	sg_control_reset(&sp->pid, policy->cur);
-	sp->consumed_ns = 0;
+	memset(&sp->law, 0, sizeof(sp->law));
+	sp->law.mode = SG_MODE_UTIL;
+	sg_law_reset(&sp->law, policy->cur);
 	sp->last_sample_ns = 0;
-	sp->last_eval_ns = 0;
+	sp->last_exit_ns = 0;
 	sp->last_change_ns = 0;
 	sp->hook_ns = 0;
 	sp->limits_changed = false;

@@ -28,37 +28,27 @@ DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
 
 /* cv above this (CV 1000.0) is not a measurement but a broken reporter. */
 #define SG_CV_MAX		1000000U
+/*
+ * rps and a window's timed requests above 10^8 (a 100 Gb/s link carries
+ * under 1.5 * 10^8 minimum-size packets per second, and a request is more
+ * than a packet) are a broken reporter too; the bound also keeps the
+ * feed-forward product in 64 bits (control.c step 5).
+ */
+#define SG_RPS_MAX		100000000U
 /* Flags this module knows; others mean a reporter built for a newer ABI. */
 #define SG_KNOWN_FLAGS		(SLACKGOV_SAMPLE_IDLE | SLACKGOV_SAMPLE_BY_COUNT | \
 				 SLACKGOV_SAMPLE_EXITED)
 
 /*
- * The slot's filtered slack after window @s (control.c step 1): an
- * exponential average weighted by window length,
- * f += (slack - f) * len / (len + SG_SLACK_TAU_NS).  A slot of another
- * target, or one not updated for SG_SLACK_RESET_NS, starts from @s alone.
+ * Store @s as the latest sample of its target on @cpu: that target's slot,
+ * else an empty one, else the least recently reported.  The control law
+ * updates the slot's filters (control.c step 1).
  */
-static u32 sg_filter(const struct sg_obs *o, const struct slackgov_sample *s, u64 now)
-{
-	u64 len = clamp_t(u64, s->len_ns, 1, SG_SLACK_LEN_MAX_NS);
-	s64 d, step;
-
-	if (!o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS)
-		return s->slack;
-	d = (s64)s->slack - (s64)o->slack_f;
-	step = div64_s64(d * (s64)len, (s64)(len + SG_SLACK_TAU_NS));
-	/* at least one unit toward the sample, so that a steady input is reached exactly */
-	if (!step && d)
-		step = d > 0 ? 1 : -1;
-	return o->slack_f + (s32)step;
-}
-
-/* Store @s as the latest sample of its target on @cpu (replaces that target's slot,
- * else an empty one, else the least recently reported).
- */
-static void sg_store(int cpu, const struct slackgov_sample *s, u64 now)
+static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample *s, u64 now)
 {
 	struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);
+	const struct sg_tunables *t = sp->tunables;
+	u32 f_khz = READ_ONCE(sp->policy->cur);
 	struct sg_obs *o, *victim = NULL;
 	unsigned long flags;
 	int i;
@@ -73,26 +63,36 @@ static void sg_store(int cpu, const struct slackgov_sample *s, u64 now)
 		if (!victim || o->stamp_ns < victim->stamp_ns)
 			victim = o;
 	}
-	victim->slack_f = sg_filter(victim, s, now);
-	victim->target = s->target;
-	victim->seq = s->seq;
-	victim->slack = s->slack;
-	victim->cv = s->cv;
-	victim->setpoint = s->setpoint;
-	victim->rps = s->rps;
-	victim->flags = s->flags;
-	victim->stamp_ns = now;
+	sg_obs_update(victim, s, now, f_khz, READ_ONCE(t->slo_margin), READ_ONCE(t->slo_gain));
 	raw_spin_unlock_irqrestore(&c->lock, flags);
+}
+
+/* Is the sample's layout the one this module knows?  Says once why not. */
+static bool sg_sample_abi_ok(const struct slackgov_sample *s, u32 sz)
+{
+	bool hdr = sz >= offsetofend(struct slackgov_sample, version);
+
+	if (sz == sizeof(*s) && s->size == sizeof(*s) && s->version == SLACKGOV_ABI_VERSION)
+		return true;
+	pr_warn_once("sample rejected: ABI version %u, %u bytes; this module takes version %u, %zu bytes (reload the BPF side built with this module's slackgov.h)\n",
+		     hdr ? s->version : 0, sz, SLACKGOV_ABI_VERSION, sizeof(*s));
+	return false;
 }
 
 /* Is the sample well formed?  CPU ids are checked by the caller. */
 static bool sg_sample_valid(const struct slackgov_sample *s, u32 sz)
 {
-	return sz == sizeof(*s) && s->size == sizeof(*s) &&
-	       s->version == SLACKGOV_ABI_VERSION &&
-	       s->target < SLACKGOV_MAX_TARGETS &&
+	if (!sg_sample_abi_ok(s, sz))
+		return false;
+	return s->target < SLACKGOV_MAX_TARGETS &&
 	       s->slack <= SLACKGOV_ONE && s->setpoint <= SLACKGOV_ONE &&
-	       s->cv <= SG_CV_MAX && !(s->flags & ~SG_KNOWN_FLAGS);
+	       s->cv <= SG_CV_MAX && s->rps <= SG_RPS_MAX &&
+	       !(s->flags & ~SG_KNOWN_FLAGS) &&
+	       s->slo_us <= SLACKGOV_LAT_MAX_US && s->slo_q <= SLACKGOV_Q_ONE &&
+	       (!s->slo_us || s->slo_q) &&	/* an SLO has a percentile */
+	       s->nr_lat <= SG_RPS_MAX &&
+	       s->lat_q_us <= SLACKGOV_LAT_MAX_US && s->lat_win_us <= SLACKGOV_LAT_MAX_US &&
+	       s->queue_us <= SLACKGOV_LAT_MAX_US && s->svc_us <= SLACKGOV_LAT_MAX_US;
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
@@ -108,7 +108,8 @@ __bpf_kfunc_start_defs();
  * @s:		the sample
  * @s__sz:	its size as the BPF program sees it (checked by the verifier)
  *
- * Validates everything (sizes, ABI version, target slot, ranges, CPU ids),
+ * Validates everything (sizes, ABI version, target slot, ranges, CPU ids;
+ * a sample of another ABI version is rejected with a one-time warning),
  * stores the sample for each named CPU whose policy runs the governor and
  * kicks those policies (irq_work).  Context: tracing (atomic); never sleeps.
  *
@@ -151,8 +152,10 @@ noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 			sp = rcu_dereference(per_cpu(sg_cpu, cpu).sp);
 			if (!sp)
 				continue;	/* not governed by slack: nothing to store */
-			sg_store(cpu, s, now);
+			sg_store(sp, cpu, s, now);
 			WRITE_ONCE(sp->last_sample_ns, now);
+			if (s->flags & SLACKGOV_SAMPLE_EXITED)
+				WRITE_ONCE(sp->last_exit_ns, now);
 			any = true;
 			/* CPUs of one policy are usually adjacent: kick each once */
 			if (sp != kicked) {

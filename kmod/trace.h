@@ -9,31 +9,20 @@
 #include <linux/tracepoint.h>
 #include "sg.h"
 
-#define SG_TRACE_REASONS						\
-	{ SG_R_NONE,		"none" },				\
-	{ SG_R_PID,		"pid" },				\
-	{ SG_R_DEADBAND,	"deadband" },				\
-	{ SG_R_HOLD,		"hold" },				\
-	{ SG_R_SAT_CV,		"saturated-cv" },			\
-	{ SG_R_SAT_SLACK,	"saturated-slack" },			\
-	{ SG_R_SAT_DRAIN,	"saturated-drain" },			\
-	{ SG_R_STALE,		"stale" },				\
-	{ SG_R_LOST,		"lost" },				\
-	{ SG_R_UTIL,		"util" },				\
-	{ SG_R_UTIL_MAX,	"util-max" }
-
-#define SG_TRACE_MODES							\
-	{ SG_MODE_UTIL,		"util" },				\
-	{ SG_MODE_SLACK,	"slack" },				\
-	{ SG_MODE_SAFE,		"safe" },				\
-	{ SG_MODE_BOOST,	"boost" }
+/* { value, "name" } lists for __print_symbolic(), from control.h's X-macros */
+#define SG_TRACE_REASON(r, name)	{ SG_R_##r, name },
+#define SG_TRACE_MODE(m, name)		{ SG_MODE_##m, name },
+#define SG_TRACE_REASONS	SG_REASONS(SG_TRACE_REASON) { SG_R_NR, "?" }
+#define SG_TRACE_MODES		SG_MODES(SG_TRACE_MODE) { SG_MODE_NR, "?" }
 
 /*
  * slackgov_decision - one decision of one policy: its inputs (the most
- * constrained target's window sequence number, filtered and raw slack and
- * setpoint, the largest cv, that target's
- * rps, the number of fresh targets; load for the util rule), the PID terms
- * in kHz, the frequency asked for and why.
+ * constrained slack target's window sequence number, filtered and raw slack
+ * and setpoint, the largest cv, that target's rps, the number of fresh
+ * targets and of SLO targets; load for the util rule), the SLO target with
+ * the largest need (its SLO, lat_q and this window's percentile, mean
+ * queueing, us; K x1000; f_need, kHz), the PID terms in kHz, the frequency
+ * asked for and why.
  */
 TRACE_EVENT(slackgov_decision,
 	TP_PROTO(unsigned int cpu, int mode, const struct sg_ctl_in *in, u32 load,
@@ -49,7 +38,14 @@ TRACE_EVENT(slackgov_decision,
 		__field(u32,		cv)
 		__field(u32,		rps)
 		__field(u32,		targets)
+		__field(u32,		slo_targets)
 		__field(u32,		load)
+		__field(u32,		slo_us)
+		__field(u32,		lat_q_us)
+		__field(u32,		lat_win_us)
+		__field(u32,		queue_us)
+		__field(u32,		k)
+		__field(u64,		f_need)
 		__field(s32,		err)
 		__field(s64,		p)
 		__field(s64,		i)
@@ -69,7 +65,14 @@ TRACE_EVENT(slackgov_decision,
 		__entry->cv = in->cv;
 		__entry->rps = in->rps;
 		__entry->targets = in->targets;
+		__entry->slo_targets = in->slo_targets;
 		__entry->load = load;
+		__entry->slo_us = in->slo_us;
+		__entry->lat_q_us = in->lat_q_us;
+		__entry->lat_win_us = in->lat_win_us;
+		__entry->queue_us = in->queue_us;
+		__entry->k = in->k_milli;
+		__entry->f_need = out->f_need;
 		__entry->err = out->err;
 		__entry->p = out->p;
 		__entry->i = out->i;
@@ -79,10 +82,12 @@ TRACE_EVENT(slackgov_decision,
 		__entry->freq = out->freq;
 		__entry->reason = out->reason;
 	),
-	TP_printk("policy=%u mode=%s seq=%llu slack=%u raw=%u setpoint=%u cv=%u rps=%u targets=%u load=%u err=%d p=%lld i=%lld d=%lld ff=%lld u=%lld freq=%u reason=%s",
+	TP_printk("policy=%u mode=%s seq=%llu slack=%u raw=%u setpoint=%u cv=%u rps=%u targets=%u slo_targets=%u load=%u slo_us=%u lat_q_us=%u lat_win_us=%u queue_us=%u k=%u f_need=%llu err=%d p=%lld i=%lld d=%lld ff=%lld u=%lld freq=%u reason=%s",
 		  __entry->cpu, __print_symbolic(__entry->mode, SG_TRACE_MODES),
-		  __entry->seq, __entry->slack, __entry->raw, __entry->setpoint, __entry->cv, __entry->rps,
-		  __entry->targets, __entry->load, __entry->err, __entry->p, __entry->i,
+		  __entry->seq, __entry->slack, __entry->raw, __entry->setpoint, __entry->cv,
+		  __entry->rps, __entry->targets, __entry->slo_targets, __entry->load,
+		  __entry->slo_us, __entry->lat_q_us, __entry->lat_win_us, __entry->queue_us,
+		  __entry->k, __entry->f_need, __entry->err, __entry->p, __entry->i,
 		  __entry->d, __entry->ff, __entry->u, __entry->freq,
 		  __print_symbolic(__entry->reason, SG_TRACE_REASONS))
 );

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * control_test.c - unit test of the control law (kmod/control.c) built in
+ * user space against ./shim: the fixed-point helpers, the filters, the SLO
+ * law's arithmetic and outer loop, the slack PID's steps, saturation and
+ * drain, several targets, the stale and exited rules, the feed-forward at
+ * its bounds, and the SLO law closed over a simulated M/M/1 server.
+ * Prints KTAP; exit 0 when every check passed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include "../../../kmod/control.c"
+
+static int nr, nr_fail;
+
+#define CHECK(cond, fmt, ...) do {						\
+	nr++;									\
+	if (cond) {								\
+		printf("ok %d " fmt "\n", nr, ##__VA_ARGS__);			\
+	} else {								\
+		nr_fail++;							\
+		printf("not ok %d " fmt "\n# %s:%d: %s\n", nr, ##__VA_ARGS__,	\
+		       __FILE__, __LINE__, #cond);				\
+	}									\
+} while (0)
+
+#define MS	1000000ULL
+#define FMIN	800000
+#define FMAX	2400000
+
+/* the knobs' defaults, from the list the module builds its own from */
+#define KFIELD(name, def, lo, hi, unit)	unsigned int name;
+#define KDEF(name, def, lo, hi, unit)	.name = def,
+static const struct { SLACKGOV_GOV_KNOBS(KFIELD) } KD = { SLACKGOV_GOV_KNOBS(KDEF) };
+
+static struct sg_law_params P = {
+	.setpoint = KD.setpoint, .kp = KD.kp, .ki = KD.ki, .kd = KD.kd,
+	.deadband = KD.deadband, .sat_cv = KD.sat_cv, .ff_gain = KD.ff_gain,
+	.slo_margin = KD.slo_margin, .slo_gain = KD.slo_gain, .safe_khz = KD.safe_khz,
+	.stale_ns = KD.stale_ms * MS,
+};
+static struct sg_limits LIM = { .min = FMIN, .max = FMAX, .span = FMAX - FMIN, .cur = FMAX };
+
+static struct slackgov_sample sample(u32 target, u32 slack)
+{
+	struct slackgov_sample s = {
+		.size = sizeof(s), .version = SLACKGOV_ABI_VERSION, .target = target,
+		.len_ns = 10 * MS, .slack = slack, .cv = 1000, .cpus = { 1 },
+	};
+	return s;
+}
+
+/* one decision over @n slots */
+static void decide(struct sg_law *law, const struct sg_obs *o, int n, u64 now,
+		   struct sg_ctl_out *out, struct sg_ctl_in *in)
+{
+	struct sg_signal sig = { .now = now, .last_ns = now };
+	int i;
+
+	sg_ctl_begin(in);
+	for (i = 0; i < n; i++) {
+		sig.last_ns = i ? max(sig.last_ns, o[i].stamp_ns) : o[i].stamp_ns;
+		sg_ctl_add(in, &o[i], &P, &LIM, now);
+	}
+	sg_law_step(law, in, &sig, &P, &LIM, 0, out);
+}
+
+static void test_fixed_point(void)
+{
+	double worst = 0, worst_e = 0;
+	u64 x;
+	int y;
+
+	for (x = 1; x < (1ULL << 40); x = x * 3 / 2 + 1) {
+		double e = fabs(sg_log2_q10(x) / 1024.0 - log2((double)x));
+
+		worst = e > worst ? e : worst;
+	}
+	CHECK(worst < 0.01, "log2 in 1/1024 within 0.01 over 1..2^40 (worst %.4f)", worst);
+	for (y = -8 * 1024; y < 30 * 1024; y += 37) {
+		double t = exp2(y / 1024.0), e = fabs(sg_exp2_q10(y) / 1024.0 - t) / t;
+
+		if (t > 1)
+			worst_e = e > worst_e ? e : worst_e;
+	}
+	CHECK(worst_e < 0.005, "exp2 in 1/1024 within 0.5 %% (worst %.4f)", worst_e);
+	CHECK(fabs(exp2(sg_slo_k_log0(9900) / 65536.0) - log(100)) < 0.05,
+	      "c_q of p99 = ln 100 = 4.61 (got %.3f)", exp2(sg_slo_k_log0(9900) / 65536.0));
+	CHECK(fabs(exp2(sg_slo_k_log0(5000) / 65536.0) - log(2)) < 0.02,
+	      "c_q of p50 = ln 2 (got %.3f)", exp2(sg_slo_k_log0(5000) / 65536.0));
+	CHECK(fabs(exp2(sg_slo_k_log0(SLACKGOV_Q_ONE) / 65536.0) - log(10000)) < 0.1,
+	      "c_q of p100 is clamped to p99.99's (got %.3f)",
+	      exp2(sg_slo_k_log0(SLACKGOV_Q_ONE) / 65536.0));
+	CHECK(sg_mul_div(1ULL << 56, U32_MAX, 1) == U64_MAX, "a*b/c saturates instead of wrapping");
+	CHECK(sg_mul_div(1000000007ULL, 3000000, 1000) == 3000000021000ULL, "a*b/c exact");
+	CHECK(sg_slo_budget_us(2000, 200) == 1600 && sg_slo_budget_us(1, 900) == 1,
+	      "budget T = slo * (1 - margin), at least 1 us");
+}
+
+static void test_filter(void)
+{
+	struct slackgov_sample s = sample(3, 800);
+	struct sg_obs o = {};
+	u64 now = 1000 * MS;
+	int i;
+
+	sg_obs_update(&o, &s, now, 1000000, 200, 500);
+	CHECK(o.slack_f == 800 && o.load_f == 200000, "first window: slack_f %u, load %u kHz",
+	      o.slack_f, o.load_f);
+	s.slack = 200;
+	sg_obs_update(&o, &s, now += 10 * MS, 1000000, 200, 500);
+	CHECK(abs((int)o.slack_f - 680) <= 1, "one window of 10 ms moves slack_f 1/5 of the way (%u)",
+	      o.slack_f);
+	for (i = 0; i < 200; i++)
+		sg_obs_update(&o, &s, now += 10 * MS, 1000000, 200, 500);
+	CHECK(o.slack_f == 200, "a steady input is reached exactly (%u)", o.slack_f);
+	s.flags = SLACKGOV_SAMPLE_IDLE;
+	s.slack = 0;
+	sg_obs_update(&o, &s, now += 10 * MS, 1000000, 200, 500);
+	CHECK(o.slack == 1000 && o.nr_lat == 0, "an IDLE window counts as slack 1000, no latency");
+	s = sample(4, 100);
+	sg_obs_update(&o, &s, now += 10 * MS, 1000000, 200, 500);
+	CHECK(o.target == 4 && o.slack_f == 100, "another target restarts the slot's filters");
+	s = sample(4, 900);
+	sg_obs_update(&o, &s, now += 500 * MS, 1000000, 200, 500);
+	CHECK(o.slack_f == 900, "a slot older than 10 tau restarts from its window");
+}
+
+/* An SLO slot: rho busy at f_w, svc us per request, SLO slo us, p99. */
+static struct slackgov_sample slo_sample(u32 target, u32 rho, u32 svc, u32 slo, u32 lat,
+					 u32 queue, u32 nr)
+{
+	struct slackgov_sample s = sample(target, 1000 - rho);
+
+	s.slo_us = slo;
+	s.slo_q = 9900;
+	s.nr_lat = nr;
+	s.lat_q_us = lat;
+	s.lat_win_us = lat;
+	s.queue_us = queue;
+	s.svc_us = svc;
+	return s;
+}
+
+static void test_slo_arith(void)
+{
+	struct slackgov_sample s = slo_sample(1, 500, 100, 2000, 1600, 10, 20);
+	struct sg_obs o = {};
+	double k, want;
+	u64 need;
+	s32 k0;
+
+	/* f_w 2.4 GHz, half busy: L = 1.2 GHz; W = 100 us * 2.4 GHz; T = 1600 us */
+	sg_obs_update(&o, &s, 1000 * MS, FMAX, 200, 500);
+	k0 = sg_slo_k_log0(9900);
+	CHECK(o.k_log == k0, "K starts at c_q when lat_q == T (no step)");
+	need = sg_slo_need(&o, sg_slo_budget_us(2000, 200));
+	k = exp2(k0 / 65536.0);
+	want = 1200000 + k * 100.0 * FMAX / 1600;
+	CHECK(fabs(need - want) / want < 0.01, "f_need = L + K W / T: %llu kHz (model %.0f)",
+	      (unsigned long long)need, want);
+	o.load_f = 2000000;
+	need = sg_slo_need(&o, 1000000);
+	CHECK(need >= 2000000 * 1000 / 900, "f_need plans at most 90 %% busy (%llu)",
+	      (unsigned long long)need);
+
+	/* the outer loop: a tail twice the budget, H requests: K x 2^(gain/1000) */
+	o = (struct sg_obs){};
+	s = slo_sample(1, 500, 100, 2000, 3200, 10, SG_SLO_HORIZON);
+	sg_obs_update(&o, &s, 1000 * MS, FMAX, 200, 500);
+	CHECK(abs(o.k_log - k0 - SG_K_LOG_ONE / 2) < 700,
+	      "H requests at 2x the budget raise log2 K by gain = 0.5 (%.3f)",
+	      (o.k_log - k0) / 65536.0);
+	s.nr_lat = SG_SLO_HORIZON * 10;
+	s.seq++;
+	sg_obs_update(&o, &s, 1010 * MS, FMAX, 200, 500);
+	CHECK(abs(o.k_log - k0 - SG_K_LOG_ONE) < 1400,
+	      "a window beyond H requests steps as H requests (%.3f)", (o.k_log - k0) / 65536.0);
+	s.nr_lat = 20;
+	s.lat_q_us = 800;
+	o.k_log = k0;
+	sg_obs_update(&o, &s, 1020 * MS, FMAX, 200, 500);
+	CHECK(o.k_log < k0 && k0 - o.k_log < SG_K_LOG_ONE / 100,
+	      "a tail under the budget lowers K, by 20/H of a full step");
+	s.lat_q_us = SLACKGOV_LAT_MAX_US;
+	s.nr_lat = SG_SLO_HORIZON;
+	for (int i = 0; i < 100; i++)
+		sg_obs_update(&o, &s, (1030 + 10 * i) * MS, FMAX, 200, 4000);
+	CHECK(o.k_log == k0 + SG_K_LOG_RANGE, "K stays at most 8 c_q");
+	s.slo_us = 3000;
+	s.lat_q_us = 0;		/* no tail measured yet: no step */
+	sg_obs_update(&o, &s, 2100 * MS, FMAX, 200, 500);
+	CHECK(o.k_log == k0, "a new SLO restarts K from c_q");
+	s.slo_q = 9990;
+	sg_obs_update(&o, &s, 2110 * MS, FMAX, 200, 500);
+	CHECK(o.k_log == sg_slo_k_log0(9990), "a new percentile restarts K from its c_q");
+}
+
+static void test_pid_steps(void)
+{
+	struct slackgov_sample s = sample(1, 800);
+	struct sg_law law = { .mode = SG_MODE_UTIL };
+	struct sg_ctl_out out;
+	struct sg_ctl_in in;
+	struct sg_obs o = {};
+	u64 now = 1000 * MS;
+	s64 u0;
+
+	sg_obs_update(&o, &s, now, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.mode == SG_MODE_SLACK && out.reason == SG_R_PID && out.freq < FMAX,
+	      "spare slack: mode slack, a PID step down (%u kHz)", out.freq);
+	u0 = law.pid.u_khz;
+	decide(&law, &o, 1, now + MS, &out, &in);
+	CHECK(out.reason == SG_R_HOLD && law.pid.u_khz == u0, "no new window: output held");
+	s.slack = 370;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	o.slack_f = 370;
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.reason == SG_R_DEADBAND || out.i == 0, "error inside the deadband: no integral");
+	s.slack = 20;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.mode == SG_MODE_BOOST && out.reason == SG_R_SAT_SLACK && out.freq == FMAX &&
+	      out.urgent && out.entered_boost, "a collapsed window boosts to max at once");
+	s.slack = 300;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.mode != SG_MODE_BOOST, "one collapsed window: the average confirms no deficit, boost ends");
+	s.slack = 20;
+	s.cv = 5000;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	o.slack_f = 100;
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.reason == SG_R_SAT_CV, "cv above sat_cv: saturated-cv");
+	s.cv = 1000;
+	s.slack = 300;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	o.slack_f = 100;
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.reason == SG_R_SAT_DRAIN && out.freq == FMAX,
+	      "deficit confirmed, slack below setpoint: held at max (saturated-drain)");
+	s.slack = 600;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.mode == SG_MODE_SLACK, "a window back at the setpoint ends the drain");
+}
+
+static void test_ff_bounds(void)
+{
+	struct slackgov_sample s = sample(1, 350);
+	struct sg_law law = { .mode = SG_MODE_UTIL };
+	struct sg_ctl_out out;
+	struct sg_ctl_in in;
+	struct sg_obs o = {};
+	u64 now = 1000 * MS;
+
+	P.ff_gain = 10000;
+	s.rps = 1;
+	sg_obs_update(&o, &s, now, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	law.pid.u_khz = FMIN;
+	s.rps = 100000000;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.ff == LIM.span && out.freq == FMAX,
+	      "ff_gain 10000, rps 1 -> 10^8: ff = +span, no overflow (ff %lld)", (long long)out.ff);
+	s.rps = 1;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	CHECK(out.ff < 0 && out.ff >= -(s64)LIM.span && out.freq >= FMIN,
+	      "rps 10^8 -> 1: ff negative and bounded (ff %lld)", (long long)out.ff);
+	P.ff_gain = 0;
+}
+
+static void test_slo_steps(void)
+{
+	struct sg_law law = { .mode = SG_MODE_UTIL };
+	struct sg_obs o[2] = {}, q = {};
+	struct slackgov_sample s;
+	struct sg_ctl_out out;
+	struct sg_ctl_in in;
+	u64 now = 1000 * MS, prev;
+	int i;
+
+	/* light load, loose SLO: comes down, at most span / 8 per window */
+	s = slo_sample(1, 100, 100, 20000, 16000, 5, 5);
+	sg_obs_update(&o[0], &s, now, FMAX, 200, 500);
+	decide(&law, o, 1, now, &out, &in);
+	CHECK(out.mode == SG_MODE_SLO && out.reason == SG_R_SLO &&
+	      out.freq == FMAX - LIM.span / 8, "SLO law: mode slo, down by span / 8 (%u)", out.freq);
+	for (i = 0; i < 10; i++) {
+		sg_obs_update(&o[0], &s, now += 10 * MS, out.freq, 200, 500);
+		decide(&law, o, 1, now, &out, &in);
+	}
+	CHECK(out.freq == FMIN, "light load, loose SLO: at min within 10 windows");
+	decide(&law, o, 1, now + MS, &out, &in);
+	CHECK(out.reason == SG_R_HOLD && out.freq == FMIN, "no new window: held");
+
+	/* one slow request at low load: no boost */
+	s = slo_sample(1, 100, 3000, 20000, 16000, 9000, 1);
+	sg_obs_update(&o[0], &s, now += 10 * MS, FMIN, 200, 500);
+	decide(&law, o, 1, now, &out, &in);
+	CHECK(out.mode != SG_MODE_BOOST, "one slow request (queue of a single request) does not boost");
+
+	/* queueing over T/2 in a window of several requests: max at once */
+	s = slo_sample(1, 600, 100, 20000, 16000, 9000, 10);
+	sg_obs_update(&o[0], &s, now += 10 * MS, FMIN, 200, 500);
+	decide(&law, o, 1, now, &out, &in);
+	CHECK(out.mode == SG_MODE_BOOST && out.reason == SG_R_SLO_QUEUE && out.freq == FMAX &&
+	      out.urgent, "queueing over T / 2: slo-queue boost to max in that window");
+	s.queue_us = 5000;
+	sg_obs_update(&o[0], &s, now += 10 * MS, FMAX, 200, 500);
+	decide(&law, o, 1, now, &out, &in);
+	CHECK(out.reason == SG_R_SAT_DRAIN, "queueing still over T / 4: held (saturated-drain)");
+	s.queue_us = 1000;
+	sg_obs_update(&o[0], &s, now += 10 * MS, FMAX, 200, 500);
+	decide(&law, o, 1, now, &out, &in);
+	CHECK(out.mode == SG_MODE_SLO, "a drained window ends the boost");
+
+	/* busy share at cur reaches 95 %: boost */
+	q = o[0];
+	q.load_f = FMIN * 96 / 100;
+	LIM.cur = FMIN;
+	decide(&law, &q, 1, now, &out, &in);
+	CHECK(out.reason == SG_R_SLO_QUEUE, "filtered work at 96 %% of cur: slo-queue boost");
+	LIM.cur = FMAX;
+
+	/* same load, tight vs loose SLO: the tight one needs more */
+	{
+		struct sg_obs a = {}, b = {};
+		struct slackgov_sample sa = slo_sample(1, 300, 200, 1000, 800, 20, 20);
+		struct slackgov_sample sb = slo_sample(2, 300, 200, 10000, 8000, 20, 20);
+
+		sg_obs_update(&a, &sa, now, FMAX, 200, 500);
+		sg_obs_update(&b, &sb, now, FMAX, 200, 500);
+		CHECK(sg_slo_need(&a, 800) > sg_slo_need(&b, 8000),
+		      "same load: a tight SLO needs more than a loose one (%llu > %llu kHz)",
+		      (unsigned long long)sg_slo_need(&a, 800),
+		      (unsigned long long)sg_slo_need(&b, 8000));
+		/* two targets: the most constrained wins */
+		law = (struct sg_law){ .mode = SG_MODE_UTIL };
+		o[0] = a;
+		o[1] = b;
+		LIM.cur = FMAX;
+		decide(&law, o, 2, now, &out, &in);
+		CHECK(in.targets == 2 && in.slo_targets == 2 && in.slo_target == 1 &&
+		      in.f_need == sg_slo_need(&a, 800), "two SLO targets: the tighter decides");
+	}
+	/* an SLO target and a slack target: the larger output wins */
+	{
+		struct slackgov_sample ss = sample(5, 0);
+
+		law = (struct sg_law){ .mode = SG_MODE_UTIL };
+		s = slo_sample(1, 100, 50, 50000, 40000, 5, 5);
+		sg_obs_update(&o[0], &s, now += 10 * MS, FMAX, 200, 500);
+		ss.slack = 100;		/* short of slack, but not collapsed */
+		sg_obs_update(&o[1], &ss, now, FMAX, 200, 500);
+		prev = FMAX;
+		for (i = 0; i < 20; i++) {
+			o[0].stamp_ns = o[1].stamp_ns = now += 10 * MS;
+			decide(&law, o, 2, now, &out, &in);
+		}
+		CHECK(out.freq == FMAX && out.mode == SG_MODE_SLACK,
+		      "slack target short of slack beside a light SLO target: the PID's max wins");
+		(void)prev;
+	}
+}
+
+static void test_stale_exit(void)
+{
+	struct slackgov_sample s = sample(1, 500);
+	struct sg_law law = { .mode = SG_MODE_UTIL };
+	struct sg_signal sig;
+	struct sg_ctl_out out;
+	struct sg_ctl_in in;
+	struct sg_obs o = {};
+	u64 now = 1000 * MS;
+
+	P.safe_khz = 1600000;
+	sg_obs_update(&o, &s, now, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	sig = (struct sg_signal){ .now = now + 60 * MS, .last_ns = now };
+	sg_ctl_begin(&in);
+	sg_ctl_add(&in, &o, &P, &LIM, sig.now);
+	sg_law_step(&law, &in, &sig, &P, &LIM, 0, &out);
+	CHECK(out.mode == SG_MODE_SAFE && out.freq == 1600000 && out.entered_safe &&
+	      out.reason == SG_R_STALE, "no sample for stale_ms: safe_khz (stale)");
+	sig.now = now + 6000 * MS;
+	sg_ctl_begin(&in);
+	sg_law_step(&law, &in, &sig, &P, &LIM, 500, &out);
+	CHECK(out.mode == SG_MODE_UTIL && out.reason == SG_R_LOST && out.left_targets,
+	      "stale beyond the 5 s hold: utilization rule (lost)");
+	sg_law_step(&law, &in, &sig, &P, &LIM, 960, &out);
+	CHECK(out.reason == SG_R_UTIL_MAX && out.freq == FMAX, "util rule: 96 %% load goes to max");
+	LIM.cur = 1600000;
+	sg_law_step(&law, &in, &sig, &P, &LIM, 400, &out);
+	CHECK(out.reason == SG_R_UTIL && out.freq == 800000, "util rule: cur * load * 5/4");
+	LIM.cur = FMAX;
+
+	/* an EXITED window: the target leaves the law and the policy goes to util at once */
+	law = (struct sg_law){ .mode = SG_MODE_UTIL };
+	sg_obs_update(&o, &s, now, FMAX, 200, 500);
+	decide(&law, &o, 1, now, &out, &in);
+	s.flags = SLACKGOV_SAMPLE_EXITED;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	sig = (struct sg_signal){ .now = now, .last_ns = now, .exit_ns = now };
+	sg_ctl_begin(&in);
+	sg_ctl_add(&in, &o, &P, &LIM, now);
+	sg_law_step(&law, &in, &sig, &P, &LIM, 100, &out);
+	CHECK(in.targets == 0 && out.mode == SG_MODE_UTIL && out.reason == SG_R_EXITED,
+	      "the last target exited: utilization rule at once (exited), no safe frequency");
+	P.safe_khz = 0;
+}
+
+/*
+ * The SLO law closed over a simulated M/M/1 server whose service takes
+ * W / f, and whose tail is @bias times the M/M/1 one (a model error the
+ * outer loop must absorb).  Returns the tail after the run, in units of T.
+ */
+static double closed_loop(double rate, double bias, double *freq)
+{
+	struct sg_law law = { .mode = SG_MODE_UTIL };
+	const double w = 300.0 * FMAX;		/* 300 us at fmax */
+	const u32 slo = 5000, t = sg_slo_budget_us(slo, P.slo_margin);
+	double lat_q = 0, tail = 0, fsum = 0, f = FMAX;
+	struct sg_ctl_out out;
+	struct sg_ctl_in in;
+	struct sg_obs o = {};
+	u64 now = 1000 * MS;
+	int i, n = 0;
+
+	LIM.cur = FMAX;
+	for (i = 0; i < 3000; i++) {
+		double rho = rate * w / 1e6 / f, mu_l = f / w * 1e6 - rate;
+		double p99 = rho < 1 ? bias * log(100) / mu_l * 1e6 : 1e7;
+		u32 nr = (u32)(rate / 100);
+		struct slackgov_sample s = slo_sample(1, (u32)fmin(rho * 1000, 1000),
+						      (u32)(w / f), slo, 0, 0, nr);
+
+		/* the BPF side's percentile over the last ~H requests */
+		lat_q += (p99 - lat_q) * fmin((double)nr / SG_SLO_HORIZON, 1);
+		s.lat_q_us = (u32)fmin(lat_q, SLACKGOV_LAT_MAX_US);
+		s.lat_win_us = s.lat_q_us;
+		s.queue_us = rho < 1 ? (u32)(bias * rho / mu_l * 1e6) : 100000;
+		sg_obs_update(&o, &s, now += 10 * MS, (u32)f, P.slo_margin, P.slo_gain);
+		decide(&law, &o, 1, now, &out, &in);
+		f = out.freq;
+		LIM.cur = out.freq;
+		if (i >= 2000) {
+			tail += p99 / t;
+			fsum += f;
+			n++;
+		}
+	}
+	LIM.cur = FMAX;
+	*freq = fsum / n;
+	return tail / n;
+}
+
+static void test_closed_loop(void)
+{
+	double f1, f2, f3, r;
+
+	/* 1000 req/s of 300 us at fmax: 30 % of fmax */
+	r = closed_loop(1000, 1.0, &f1);
+	CHECK(r > 0.85 && r < 1.1, "M/M/1 plant: the tail settles at the budget (%.2f T, %.0f kHz)",
+	      r, f1);
+	r = closed_loop(1000, 2.0, &f2);
+	CHECK(r > 0.85 && r < 1.1 && f2 > f1,
+	      "tail 2x the model's: K adapts, the tail settles at the budget (%.2f T, %.0f kHz)",
+	      r, f2);
+	r = closed_loop(2000, 1.0, &f3);
+	CHECK(f3 > f1 && r < 1.1, "twice the load: higher frequency, budget held (%.0f kHz, %.2f T)",
+	      f3, r);
+}
+
+int main(void)
+{
+	printf("TAP version 13\n");
+	test_fixed_point();
+	test_filter();
+	test_slo_arith();
+	test_pid_steps();
+	test_ff_bounds();
+	test_slo_steps();
+	test_stale_exit();
+	test_closed_loop();
+	printf("1..%d\n", nr);
+	return nr_fail ? 1 : 0;
+}
