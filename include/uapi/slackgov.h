@@ -140,6 +140,23 @@ static inline __u64 slackgov_lat_lo(__u32 b)
 	X(slo_margin,		200,	0,	900,		PERMILLE)	\
 	X(slo_gain,		500,	0,	4000,		GAIN)
 
+/*
+ * A percentile read from a histogram, linear inside its bucket, so that it is
+ * not biased up by up to a bucket's width: the value at rank @rank when the
+ * buckets below @b hold @cum and bucket @b holds @c, cum < rank <= cum + c
+ * (counts in any fixed-point unit, the same for all three), us.
+ */
+static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
+{
+	__u64 lo = slackgov_lat_lo(b), hi = slackgov_lat_lo(b + 1);
+
+	if (!c || rank <= cum)
+		return lo;
+	if (rank - cum >= c)
+		return hi;
+	return lo + (hi - lo) * (rank - cum) / c;
+}
+
 /* slackgov_sample.flags */
 #define SLACKGOV_SAMPLE_IDLE		(1U << 0) /* closed by time with no request */
 #define SLACKGOV_SAMPLE_BY_COUNT	(1U << 1) /* closed by send count, not time */
