@@ -1,69 +1,194 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh - guest side of "make bench" (see selftests/bench/run).
 #
-# 0. capacity: per server shape, what it sustains at fmax (load levels are
-#    percentages of it).
-# 1. control: governors x load levels x repetitions on each server shape,
-#    interleaved (every repetition walks the loads, every load visits all
-#    governors in an order rotated per repetition) so that drift in the
-#    emulator's speed hits all governors alike.  One BENCH-CELL row each.
-# 2. fidelity: for each server shape, the BPF side's observed RPS against the
-#    client's achieved RPS at several rates.  One BENCH-FID row each.
-# Knobs (environment, passed from the host by selftests/vm/run): BENCH_REPS,
-# BENCH_STEP_S, BENCH_LOADS, BENCH_GOVS, BENCH_SHAPES.
+# Per server shape (Documentation/evaluation.rst says why each part is so):
+# 0. capacity: what the server sustains at fmax (BENCH-CAP ... start); the
+#    load levels are percentages of it.  Re-measured after every repetition
+#    of the matrix and at the end (BENCH-CAP ... repN, end): a run whose
+#    capacity moved is marked disturbed by results.awk.
+# 1. SLO: BENCH_SLO_X (3) times the p99 under performance at BENCH_SLO_LOAD
+#    (10) % load, in us (BENCH-SLO), unless BENCH_SLO_US fixes it; the server
+#    becomes a target with that SLO (slackctl target add --slo), which slack
+#    holds and against which slackgov counts the windows over it.
+# 2. oracle: the userspace governor at each frequency of the table, at each
+#    load, one repetition (BENCH-CELL 0,shape,fixMHZ,...); frequencies that
+#    cannot carry the load (f/fmax below it) are skipped.
+# 3. control: governors x loads x repetitions, interleaved (every repetition
+#    walks the loads, every load visits all governors in an order rotated
+#    per repetition) so that drift in the emulator's speed hits all
+#    governors alike.  One BENCH-CELL row each.
+# 4. bursty load (BENCH_BURST_SHAPES, default the first shape): each pattern
+#    under each governor, as an sgclient ramp of BENCH_BURST_SUB s sub-steps
+#    (BENCH-BURST rows): time over the SLO, p99 per phase, energy per request.
+# 5. fidelity: for each server shape, the BPF side's observed RPS against
+#    the client's achieved RPS at several rates.  One BENCH-FID row each.
+# Knobs (environment, passed from the host by selftests/vm/run): see
+# Documentation/evaluation.rst, "Smaller runs".
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
 SERVICE_US=1000			# ~1 ms of work per request at fmax (PLATFORM.md)
 NOMINAL=1000			# req/s of one CPU at 1 ms per request, before TCG's costs
+CAP_RUNS=3			# capacity: the median of 3 overload runs, so one
+				# host hiccup does not move the yardstick
 REPS=${BENCH_REPS:-3}
 STEP_S=${BENCH_STEP_S:-8}
 LOADS=${BENCH_LOADS:-"10 30 50 70 90"}
-GOVS=${BENCH_GOVS:-"slack performance powersave schedutil ondemand"}
+GOVS=${BENCH_GOVS:-"slack performance schedutil ondemand"}
 SHAPES=${BENCH_SHAPES:-"epoll thread"}	# dispatcher/worker epoll; thread per connection
+ORACLE=${BENCH_ORACLE:-1}
+SLO_X=${BENCH_SLO_X:-3}
+SLO_LOAD=${BENCH_SLO_LOAD:-10}
+SLO_US=${BENCH_SLO_US:-}
+BURSTS=${BENCH_BURSTS-"burst diurnal"}
+BURST_SHAPES=${BENCH_BURST_SHAPES-${SHAPES%% *}}
+BURST_REPS=${BENCH_BURST_REPS:-1}
+BURST_SUB=${BENCH_BURST_SUB:-0.5}
+FID=${BENCH_FIDELITY:-1}
+
+# a pattern's phases: load percentages, BURST_PHASE_S seconds each.  burst:
+# 20 % -> 80 % -> 20 %, three cycles, 2 s a phase (a step a one-window
+# governor should follow and a utilization average lags); diurnal: a slow
+# rise to 90 % and back, 2 s a level
+BURST_PHASE_S=2
+pattern() {
+	case $1 in
+	burst) echo "20 80 20 80 20 80 20" ;;
+	diurnal) echo "10 30 50 70 90 70 50 30 10" ;;
+	*) return 1 ;;
+	esac
+}
 
 trap 'lr_down' EXIT
 lr_up || { echo "BENCH-INFO cannot bring the platform up"; exit 1; }
 echo "BENCH-INFO kernel $(uname -r)"
 echo "BENCH-INFO cpu1 idle states: $(cat /sys/devices/system/cpu/cpu1/cpuidle/state*/name 2>/dev/null | tr '\n' ' ')(driver $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null), governor $(cat /sys/devices/system/cpu/cpuidle/current_governor_ro 2>/dev/null))"
+lr_calibrate || { echo "BENCH-INFO sgserver calibration failed"; exit 1; }
+echo "BENCH-INFO calibration $LR_ITERS iterations/us at fmax (median of $LR_CAL_RUNS), for every server of the run"
+FREQS=$(lr_freqs)
+FMAX=$(echo "$FREQS" | tail -n 1)
 
 # rotate N WORDS...: the words, starting at the N-th (mod count)
 rotate() { n=$1; shift; k=$(( n % $# )); i=0
 	for w in "$@"; do [ $i -ge $k ] && printf '%s ' "$w"; i=$((i + 1)); done
 	i=0; for w in "$@"; do [ $i -lt $k ] && printf '%s ' "$w"; i=$((i + 1)); done; }
 
-# capacity SHAPE: the rate the server sustains at fmax, measured as its
-# sends over the busy span (sgwin -f -b) while a client offers twice the
-# nominal rate for 2 s; the load levels are percentages of it.  Under TCG it
-# is below the nominal 1000 req/s (wake-ups, syscalls and the emulated
-# platform's own work), and it moves with the host's speed.
+# capacity: the rate the server sustains at fmax, measured as its sends over
+# the busy span (sgwin -f -b) while a client offers twice the nominal rate
+# for 2 s; the median of CAP_RUNS such runs
 capacity() {
 	lr_gov performance
 	sleep 1
-	lr_follow $((NOMINAL * 2)) 2 99 0.3 > /dev/null
-	sleep 2		# the backlog drains
-	lr_win rps | cut -d. -f1
+	for i in $(seq 1 $CAP_RUNS); do
+		lr_follow $((NOMINAL * 2)) 2 $((98 + i)) 0.3 > /dev/null
+		sleep 2		# the backlog drains
+		lr_win rps | cut -d. -f1
+	done | sort -n | sed -n "$(( (CAP_RUNS + 1) / 2 ))p"
+}
+# cap_point SHAPE POINT: measure and report the capacity; sets cap
+cap_point() {
+	c=$(capacity)
+	[ -n "$c" ] && [ "$c" -gt 0 ] || c=0
+	echo "BENCH-CAP $1,$2,$c"
 }
 declare_cap() { eval "CAP_$1=$2"; }
 cap_of() { eval "echo \${CAP_$1:-$NOMINAL}"; }
 
+# cell REP SHAPE GOV LOAD RATE SEED: one cell under GOV (a governor, or
+# fixMHZ: userspace at that frequency)
+cell() {
+	case $3 in
+	fix*) lr_fix $(( ${3#fix} * 1000 )) ;;
+	*) lr_gov "$3" ;;
+	esac
+	sleep 1		# let the governor settle on the idle server
+	row=$(lr_step "$3" "$4" "$5" "$STEP_S" "$6")
+	echo "BENCH-CELL $1,$2,$row"
+}
+
+# burst REP SHAPE PATTERN GOV: one bursty run; a BENCH-BURST row
+# rep,shape,pattern,gov,requests,energy_j,j_per_req,steps,steps_over,sub_s,
+# slo_windows,slo_over,phases ("load:p99_us:requests;...", one per distinct
+# load of the pattern, its phases merged: sgclient --by-rate)
+burst() {
+	cap=$(cap_of "$2") subs=$(awk -v p="$BURST_PHASE_S" -v s="$BURST_SUB" 'BEGIN { n = int(p / s + 0.5); print n < 1 ? 1 : n }')
+	rates=$(for l in $(pattern "$3"); do i=0; while [ $i -lt "$subs" ]; do
+		printf '%s,' $((cap * l / 100)); i=$((i + 1)); done; done)
+	lr_gov "$4"
+	sleep 1
+	l0=$(lr_lat) e0=$(lr_energy_uj)
+	out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" --ramp "${rates%,}:$BURST_SUB" --by-rate \
+		-c 4 -S "$1" -j)
+	e1=$(lr_energy_uj) l1=$(lr_lat)
+	lat=,
+	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | cut -d' ' -f1,2 | tr ' ' ',')
+	echo "$out" | awk -v slo="$SLO" -v cap="$cap" -v e0="$e0" -v e1="$e1" -v sub_s="$BURST_SUB" \
+		-v pre="$1,$2,$3,$4" -v lat="$lat" '
+	function num(k,   m) { if (!match($0, "\"" k "\": *[-0-9.]+")) return 0
+		m = substr($0, RSTART, RLENGTH); sub(/.*: */, "", m); return m + 0 }
+	/"step":/ { n++; req += num("received"); if (num("p99_us") > slo) over++ }
+	/"by_rate":/ { ph = ph sprintf("%s%d:%.0f:%d", ph == "" ? "" : ";", int(num("by_rate") * 100 / cap + 0.5),
+		num("p99_us"), num("received")) }
+	END { ej = (e1 - e0) / 1e6
+		printf "BENCH-BURST %s,%d,%.4f,%.6f,%d,%d,%s,%s,%s\n", pre, req, ej, req ? ej / req : 0,
+			n, over, sub_s, lat, ph }'
+}
+
 for shape in $SHAPES; do
+	LR_SLO=
 	lr_server_start 2 "$shape" $SERVICE_US || { echo "BENCH-INFO $shape server did not start"; exit 1; }
-	cap=$(capacity)
-	[ -n "$cap" ] && [ "$cap" -gt 0 ] || { echo "BENCH-INFO $shape: no capacity measured, nominal $NOMINAL req/s used"; cap=$NOMINAL; }
+	cap_point "$shape" start
+	cap=$c
+	[ "$cap" -gt 0 ] || { echo "BENCH-INFO $shape: no capacity measured, nominal $NOMINAL req/s used"; cap=$NOMINAL; }
 	declare_cap "$shape" "$cap"
-	echo "BENCH-INFO capacity $shape $cap req/s at fmax (offered $((NOMINAL * 2)) req/s)"
+	echo "BENCH-INFO capacity $shape $cap req/s at fmax (median of $CAP_RUNS runs offered $((NOMINAL * 2)) req/s)"
+
+	# the SLO: SLO_X times performance's p99 at SLO_LOAD %, over a doubled step
+	if [ -n "$SLO_US" ]; then
+		SLO=$SLO_US base=0
+	else
+		lr_gov performance
+		sleep 1
+		base=$(lr_step performance "$SLO_LOAD" $((cap * SLO_LOAD / 100)) $((STEP_S * 2)) 7 | cut -d, -f6 | cut -d. -f1)
+		SLO=$(( ${base:-0} * SLO_X ))
+	fi
+	[ "$SLO" -gt 0 ] || { echo "BENCH-INFO $shape: no SLO (base p99 '$base')"; exit 1; }
+	echo "BENCH-SLO $shape,$SLO,$base,$SLO_X,$SLO_LOAD"
+	lr_target_slo "$SLO" || echo "BENCH-INFO $shape: slackctl refused --slo ${SLO}us: slack runs without an SLO"
+
+	if [ "$ORACLE" = 1 ]; then
+		echo "BENCH-INFO oracle, $shape server: userspace at {$(echo $FREQS)} kHz x {$LOADS}%, ${STEP_S} s per cell"
+		for load in $LOADS; do
+			for f in $FREQS; do
+				# f/fmax below the load: an overload by construction
+				[ $((f * 100)) -lt $((FMAX * load)) ] && continue
+				cell 0 "$shape" "fix$((f / 1000))" "$load" $((cap * load / 100)) "$load"
+			done
+		done
+	fi
+
 	echo "BENCH-INFO control matrix, $shape server: $REPS x {$LOADS}% x {$GOVS}, ${STEP_S} s per cell"
 	for rep in $(seq 1 "$REPS"); do
 		for load in $LOADS; do
-			rate=$((cap * load / 100))
 			for gov in $(rotate $rep $GOVS); do
-				lr_gov "$gov"
-				sleep 1		# let the governor settle on the idle server
-				row=$(lr_step "$gov" "$load" "$rate" "$STEP_S" "$((rep * 100 + load))")
-				echo "BENCH-CELL $rep,$shape,$row"
+				cell "$rep" "$shape" "$gov" "$load" $((cap * load / 100)) $((rep * 100 + load))
 			done
 		done
+		cap_point "$shape" "rep$rep"
 	done
+
+	case " $BURST_SHAPES " in *" $shape "*)
+		for rep in $(seq 1 "$BURST_REPS"); do
+			for b in $BURSTS; do
+				pattern "$b" > /dev/null || { echo "BENCH-INFO unknown pattern $b"; continue; }
+				echo "BENCH-INFO bursty $b, $shape server: phases {$(pattern "$b")}% of capacity, ${BURST_PHASE_S} s each, under {$GOVS}"
+				for gov in $(rotate $rep $GOVS); do
+					burst "$rep" "$shape" "$b" "$gov"
+				done
+			done
+		done
+		cap_point "$shape" end ;;
+	*) [ "$REPS" -gt 0 ] || cap_point "$shape" end ;;
+	esac
 	lr_server_stop
 done
 
@@ -71,6 +196,8 @@ done
 # selftests/metrics/fidelity.sh does: the windows of the run from the first
 # to the last with a send (sgwin -f -b), so that the idle edges of a step
 # (windows before the client starts and after it ends) do not count
+[ "$FID" = 1 ] || exit 0
+LR_SLO=
 for shape in $SHAPES; do
 	lr_server_start 2 $shape $SERVICE_US || continue
 	[ -n "$LR_SLOT" ] || { echo "BENCH-INFO fidelity: $shape server is no target"; lr_server_stop; continue; }

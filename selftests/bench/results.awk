@@ -1,25 +1,43 @@
 # SPDX-License-Identifier: GPL-2.0
-# results.awk - aggregate the bench's cells into results.json (mode=json) or
-# the rst tables of Documentation/evaluation-results.rst (mode=rst).
+# results.awk - aggregate the bench's cells into results.json (mode=json),
+# the rst tables of Documentation/evaluation-results.rst (mode=rst) or the
+# Pareto plot's data (mode=pareto, -v shape=W).
 # Input: cells.csv (rep,shape,gov,load,rate,rps,p50,p99,p999,energy_j,
-# j_per_req,khz,idle) with idle "state=permille;state=permille";
-# -v fid=fidelity.csv (shape,load,client_rps,observed_rps), slo_x, kernel,
-# date, command, overhead (a JSON object or null), caps ("shape=rps ...":
-# each shape's measured capacity at fmax, what the loads are % of).
-# Per workload shape, governor and load: means over the repetitions.  The
-# SLO of a shape is slo_x times its unloaded p99 (performance at the lowest
-# load, mean over repetitions); a cell whose p99 exceeds it is a violation.
-# The first shape seen is the primary workload: its matrix is "control".
+# j_per_req,khz,idle,slo_windows,slo_over,srv_p99) with idle
+# "state=permille;state=permille"; gov "fixMHZ" is the userspace governor
+# at that frequency (the static oracle's cells, rep 0).
+# -v: fid=fidelity.csv (shape,load,client_rps,observed_rps); burst=burst.csv
+# (rep,shape,pattern,gov,requests,energy_j,j_per_req,steps,steps_over,sub_s,
+# slo_windows,slo_over,phases "load:p99:requests;..."); slos ("shape=us
+# ..."); slo_rule (how the SLO was chosen, text); caps ("shape=c0/c1/...":
+# each shape's capacity at fmax at the start, after each repetition and at
+# the end); cap_tol, spread_tol (per cent: the disturbed marks); kernel,
+# date, command, overhead (a JSON object or null).
+#
+# Per workload shape, governor and load: means over the repetitions.  A cell
+# whose p99 exceeds the workload's SLO is a violation.  The static oracle of
+# a load is the fixed frequency of least energy per request whose p99 meets
+# the SLO.  A workload is *disturbed*, and its verdict withheld, when its
+# capacity moved by more than cap_tol % of the start's, or when the
+# repetitions of a cell the verdict reads (slack, performance, schedutil)
+# differ in energy per request by more than spread_tol % of their mean
+# ((max - min) / mean).  The first shape seen is the primary workload.
 {
-	w = $2; g = $3; l = $4 + 0
+	w = $2; g = $3; l = $4 + 0; r = $1 + 0
 	if (!(w in shapes)) { shapes[w] = 1; sv[++ns] = w }
-	if (!(g in govs)) { govs[g] = 1; gv[++ng] = g }
+	if (g ~ /^fix[0-9]+$/) {
+		if (!((w, g) in hasfix)) { hasfix[w, g] = 1; fv[w, ++nf[w]] = g }
+	} else if (!(g in govs)) { govs[g] = 1; gv[++ng] = g }
 	loads[l] = 1
 	k = w SUBSEP g SUBSEP l
-	n[k]++; reps[$1] = 1
+	n[k]++; if (r > 0) reps[r] = 1
 	rps[k] += $6; p50[k] += $7; p99[k] += $8; p999[k] += $9
 	epr[k] += $11; khz[k] += $12
-	cell_p99[k, n[k]] = $8
+	rp99[k, r] = $8; hasrep[k, r] = 1
+	if (!(k in emin) || $11 < emin[k]) emin[k] = $11
+	if (!(k in emax) || $11 > emax[k]) emax[k] = $11
+	if ($14 != "") { sw[k] += $14; so[k] += $15; hassw[k] = 1 }
+	if ($16 != "" && $16 > 0) { sp99[k] += $16; nsp[k]++ }
 	m = split($13, st, ";")
 	for (i = 1; i <= m; i++) {
 		split(st[i], kv, "=")
@@ -27,27 +45,115 @@
 		if (!((w, kv[1]) in hasst)) { hasst[w, kv[1]] = 1; stv[w, ++nst[w]] = kv[1] }
 		idle[k, kv[1]] += kv[2]
 	}
-	if (minload == "" || l < minload) minload = l
 }
 function fmt(x) { return sprintf("%.6g", x) }
 function mean(a, k) { return n[k] ? a[k] / n[k] : 0 }
+function spread(k) { return n[k] > 1 && epr[k] > 0 ? 100 * (emax[k] - emin[k]) / (epr[k] / n[k]) : 0 }
+function add(s, t) { return s (s == "" ? "" : ", ") t }
+function mhz(g) { return substr(g, 4) + 0 }
 END {
 	for (r in reps) nreps++
+	nc = split(slos, cl, " ")
+	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); slo[kv[1]] = kv[2] + 0 }
 	nc = split(caps, cl, " ")
-	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); cap[kv[1]] = kv[2] + 0 }
+	for (i = 1; i <= nc; i++) {
+		split(cl[i], kv, "="); ncap[kv[1]] = split(kv[2], cv, "/")
+		for (j = 1; j <= ncap[kv[1]]; j++) capv[kv[1], j] = cv[j] + 0
+	}
 	nl = 0; for (l in loads) lv[++nl] = l + 0
 	for (i = 1; i <= nl; i++) for (j = i + 1; j <= nl; j++) if (lv[j] < lv[i]) { t = lv[i]; lv[i] = lv[j]; lv[j] = t }
-	for (s = 1; s <= ns; s++) {
-		w = sv[s]
-		b = w SUBSEP "performance" SUBSEP minload
-		slo[w] = n[b] ? p99[b] / n[b] * slo_x : 0
-		for (g in govs) for (i = 1; i <= nl; i++) {
-			k = w SUBSEP g SUBSEP lv[i]; v = 0
-			for (r = 1; r <= n[k]; r++) if (slo[w] > 0 && cell_p99[k, r] > slo[w]) v++
-			viol[k] = v
+	for (s = 1; s <= ns; s++) workload(sv[s])
+	read_fidelity()
+	read_burst()
+	if (mode == "rst") { rst(); exit }
+	if (mode == "pareto") { pareto(shape); exit }
+	json()
+}
+
+# workload W: violations, the oracle, the disturbed mark and the verdict
+function workload(w,   g, i, j, l, k, v, r, c0, d, ko, best, f, why, gi) {
+	for (gi = 1; gi <= ng; gi++) violations(w, gv[gi])
+	for (j = 1; j <= nf[w]; j++) violations(w, fv[w, j])
+	for (i = 1; i <= nl; i++) {
+		l = lv[i]; best = ""
+		for (j = 1; j <= nf[w]; j++) {
+			k = w SUBSEP fv[w, j] SUBSEP l
+			if (!n[k] || !slo[w] || mean(p99, k) > slo[w]) continue
+			if (best == "" || mean(epr, k) < mean(epr, best)) { best = k; f = fv[w, j] }
+		}
+		if (best != "") { ofix[w, l] = f; oepr[w, l] = mean(epr, best); op99[w, l] = mean(p99, best) }
+	}
+	# the yardstick
+	why = ""; capmove[w] = 0
+	if (ncap[w] > 1 && capv[w, 1] > 0) {
+		c0 = capv[w, 1]
+		for (j = 2; j <= ncap[w]; j++) {
+			d = 100 * (capv[w, j] - c0) / c0
+			if ((d < 0 ? -d : d) > (capmove[w] < 0 ? -capmove[w] : capmove[w])) capmove[w] = d
+		}
+		if (capmove[w] > cap_tol || capmove[w] < -cap_tol)
+			why = add(why, sprintf("capacity moved %+.1f%% (%s req/s)", capmove[w], capsjoin(w, " -> ")))
+	}
+	for (i = 1; i <= nl; i++) for (gi = 1; gi <= 3; gi++) {
+		g = gi == 1 ? "slack" : gi == 2 ? "performance" : "schedutil"
+		k = w SUBSEP g SUBSEP lv[i]
+		if (spread(k) > spread_tol)
+			why = add(why, sprintf("%s at %d%%: energy per request of its repetitions %.2f-%.2f mJ (spread %.0f%%)",
+				g, lv[i], emin[k] * 1000, emax[k] * 1000, spread(k)))
+	}
+	dist[w] = why
+	verdict_of(w)
+}
+function violations(w, g,   i, k, r, v) {
+	for (i = 1; i <= nl; i++) {
+		k = w SUBSEP g SUBSEP lv[i]; v = 0
+		for (r = 0; r <= 1000 && r <= nreps; r++) if (hasrep[k, r] && slo[w] > 0 && rp99[k, r] > slo[w]) v++
+		viol[k] = v
+	}
+}
+function capsjoin(w, sep,   j, s) { s = ""; for (j = 1; j <= ncap[w]; j++) s = s (j > 1 ? sep : "") capv[w, j]; return s }
+
+# verdict_of W: issue 15's goal, criterion by criterion (crit[w, 1..4]: "" met,
+# else where it is missed; cn[w, c]: how many loads it was checked at)
+function verdict_of(w,   i, l, ks, kp, ku, r, c, d) {
+	for (c = 1; c <= 4; c++) { crit[w, c] = ""; cn[w, c] = 0 }
+	for (i = 1; i <= nl; i++) {
+		l = lv[i]
+		ks = w SUBSEP "slack" SUBSEP l; kp = w SUBSEP "performance" SUBSEP l; ku = w SUBSEP "schedutil" SUBSEP l
+		if (!n[ks]) continue
+		if (l >= 10 && l <= 90 && n[kp] && slo[w] > 0) {
+			cn[w, 1]++
+			for (r = 1; r <= nreps; r++)
+				if (hasrep[ks, r] && hasrep[kp, r] && rp99[kp, r] <= slo[w] && rp99[ks, r] > slo[w])
+					crit[w, 1] = add(crit[w, 1], sprintf("%d%% rep %d (p99 %.0f us, performance %.0f us)", l, r, rp99[ks, r], rp99[kp, r]))
+		}
+		if (n[ku] && mean(epr, ku) > 0) {
+			d = 100 * (mean(epr, ks) / mean(epr, ku) - 1)
+			cn[w, 2]++
+			if (d > 0) crit[w, 2] = add(crit[w, 2], sprintf("%d%% (%+.1f%%)", l, d))
+			if (l >= 30 && l <= 70) {
+				cn[w, 3]++
+				if (d > -15) crit[w, 3] = add(crit[w, 3], sprintf("%d%% (%+.1f%%)", l, d))
+			}
+		}
+		if ((w, l) in oepr) {
+			cn[w, 4]++
+			d = 100 * (mean(epr, ks) / oepr[w, l] - 1)
+			if (d > 10) crit[w, 4] = add(crit[w, 4], sprintf("%d%% (%+.1f%% against %s)", l, d, ofix[w, l]))
+		} else if (nf[w]) {
+			cn[w, 4]++
+			crit[w, 4] = add(crit[w, 4], sprintf("%d%% (no fixed frequency meets the SLO)", l))
 		}
 	}
-	# fidelity: least squares of observed on client RPS, per shape
+}
+function critname(c) {
+	return c == 1 ? "at 10-90% load slack meets the SLO in every repetition in which performance meets it" : \
+		c == 2 ? "slack uses no more modeled energy per request than schedutil at any load" : \
+		c == 3 ? "slack uses at least 15% less than schedutil at 30-70% load" : \
+		"slack is within 10% of the static oracle's energy per request"
+}
+
+function read_fidelity(   line, f, s, x, y, cxx, cyy, cxy) {
 	if (fid != "") while ((getline line < fid) > 0) {
 		split(line, f, ","); s = f[1]; x = f[3] + 0; y = f[4] + 0
 		fshapes[s] = 1; fn[s]++; sx[s] += x; sy[s] += y; sxx[s] += x * x; syy[s] += y * y; sxy[s] += x * y
@@ -58,11 +164,56 @@ END {
 		slope[s] = cxx > 0 ? cxy / cxx : 0
 		r2[s] = (cxx > 0 && cyy > 0) ? cxy * cxy / (cxx * cyy) : 0
 	}
-	if (mode == "rst") { rst(); exit }
-	printf "{\"kernel\": \"%s\", \"date\": \"%s\", \"repetitions\": %d,\n", kernel, date, nreps
-	jcmd = command; gsub(/\\/, "\\\\", jcmd); gsub(/"/, "\\\"", jcmd)
-	printf " \"command\": \"%s\",\n", jcmd
-	printf " \"slo_rule\": \"p99 > %s x the unloaded p99 (performance, %d%% load) of the same workload\",\n", slo_x, minload
+}
+
+# bursty rows, summed per shape, pattern and governor (means over the reps)
+function read_burst(   line, f, k, m, ph, i, pv, w, p) {
+	if (burst == "") return
+	while ((getline line < burst) > 0) {
+		split(line, f, ","); w = f[2]; p = f[3]
+		if (!((w, p) in hasbp)) { hasbp[w, p] = 1; bpv[w, ++nbp[w]] = p }
+		if (!((w, p, f[4]) in hasbg)) { hasbg[w, p, f[4]] = 1; bgv[w, p, ++nbg[w, p]] = f[4] }
+		k = w SUBSEP p SUBSEP f[4]
+		bn[k]++; bepr[k] += f[7]; bsteps[k] += f[8]; bover[k] += f[9]; bsub[k] = f[10] + 0
+		if (f[11] != "") { bsw[k] += f[11]; bso[k] += f[12]; bhassw[k] = 1 }
+		m = split(f[13], ph, ";")
+		for (i = 1; i <= m; i++) {
+			split(ph[i], pv, ":")
+			if (!((w, p, pv[1]) in hasbl)) { hasbl[w, p, pv[1]] = 1; blv[w, p, ++nbl[w, p]] = pv[1] + 0 }
+			bp99[k, pv[1] + 0] += pv[2]; bpn[k, pv[1] + 0]++
+			if (slo[w] > 0 && pv[2] > slo[w]) bpover[k, pv[1] + 0]++
+		}
+	}
+	for (w in shapes) for (i = 1; i <= nbp[w]; i++) burst_verdict(w, bpv[w, i])
+}
+function bk(w, p, g) { return w SUBSEP p SUBSEP g }
+function bmean(a, k) { return bn[k] ? a[k] / bn[k] : 0 }
+# burst_verdict W P: slack against schedutil's energy, and slack's phases
+# over the SLO where performance's are within it
+function burst_verdict(w, p,   ks, kp, ku, j, l, d) {
+	bcrit1[w, p] = ""; bcrit2[w, p] = ""
+	ks = bk(w, p, "slack"); kp = bk(w, p, "performance"); ku = bk(w, p, "schedutil")
+	if (!bn[ks]) return
+	if (bn[ku] && bmean(bepr, ku) > 0) {
+		d = 100 * (bmean(bepr, ks) / bmean(bepr, ku) - 1)
+		if (d > 0) bcrit1[w, p] = sprintf("%+.1f%%", d)
+		bd[w, p] = d
+	}
+	if (bn[kp]) for (j = 1; j <= nbl[w, p]; j++) {
+		l = blv[w, p, j]
+		if (bpover[ks, l] > bpover[kp, l])
+			bcrit2[w, p] = add(bcrit2[w, p], sprintf("%d%% phases (p99 %.0f us, performance %.0f us)", l,
+				bp99[ks, l] / bpn[ks, l], bp99[kp, l] / bpn[kp, l]))
+	}
+}
+
+# ---- json ---------------------------------------------------------------------------
+function jstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
+function json(   s, w, i, l, sep, c, p, g, j, k) {
+	printf "{\"kernel\": %s, \"date\": %s, \"repetitions\": %d,\n", jstr(kernel), jstr(date), nreps
+	printf " \"command\": %s,\n", jstr(command)
+	printf " \"slo_rule\": %s,\n", jstr(slo_rule)
+	printf " \"disturbed_rule\": %s,\n", jstr(sprintf("capacity moved by more than %s%% of the start's, or a cell of slack, performance or schedutil whose repetitions' energy per request spans more than %s%% of their mean", cap_tol, spread_tol))
 	printf " \"energy\": \"modeled (emulated platform), governed CPU only\",\n"
 	printf " \"overhead\": %s,\n \"fidelity\": {", overhead
 	sep = ""
@@ -71,67 +222,163 @@ END {
 	matrix(sv[1], "  ")
 	printf ",\n \"workloads\": {"
 	for (s = 1; s <= ns; s++) {
-		printf "%s\n  \"%s\": {\"slo_us\": %s, \"capacity_rps\": %s, \"control\": ", (s > 1 ? "," : ""), sv[s],
-			fmt(slo[sv[s]]), cap[sv[s]] ? cap[sv[s]] : "null"
-		matrix(sv[s], "    ")
+		w = sv[s]
+		printf "%s\n  \"%s\": {\"slo_us\": %s, \"capacity_rps\": %s, \"capacities_rps\": [%s], \"capacity_moved_pct\": %s,\n", (s > 1 ? "," : ""), w,
+			fmt(slo[w]), ncap[w] ? capv[w, 1] : "null", capsjoin(w, ", "), fmt(capmove[w])
+		printf "   \"disturbed\": %s, \"disturbed_why\": %s,\n", dist[w] == "" ? "false" : "true", jstr(dist[w])
+		printf "   \"verdict\": "
+		if (dist[w] != "") printf "null"
+		else {
+			printf "{"
+			for (c = 1; c <= 4; c++) printf "%s\"%d\": {\"criterion\": %s, \"checked\": %d, \"met\": %s, \"missed_at\": %s}",
+				(c > 1 ? ", " : ""), c, jstr(critname(c)), cn[w, c], (cn[w, c] && crit[w, c] == "" ? "true" : "false"), jstr(crit[w, c])
+			printf "}"
+		}
+		printf ",\n   \"oracle\": {"
+		sep = ""
+		for (i = 1; i <= nl; i++) {
+			l = lv[i]
+			if (!nf[w]) continue
+			printf "%s\"%d\": ", sep, l; sep = ", "
+			if ((w, l) in oepr) printf "{\"freq_mhz\": %d, \"energy_j_per_req\": %s, \"p99_us\": %s}", mhz(ofix[w, l]), fmt(oepr[w, l]), fmt(op99[w, l])
+			else printf "null"
+		}
+		printf "},\n   \"fixed\": {"
+		for (j = 1; j <= nf[w]; j++) { printf "%s\n    \"%d\": ", (j > 1 ? "," : ""), mhz(fv[w, j]); row(w, fv[w, j]) }
+		printf "},\n   \"bursty\": {"
+		for (i = 1; i <= nbp[w]; i++) {
+			p = bpv[w, i]
+			printf "%s\n    \"%s\": {\"verdict\": ", (i > 1 ? "," : ""), p
+			if (dist[w] != "") printf "null"
+			else printf "{\"no_more_energy_than_schedutil\": %s, \"slo_held_where_performance_held\": %s, \"missed_at\": %s}",
+				bcrit1[w, p] == "" ? "true" : "false", bcrit2[w, p] == "" ? "true" : "false", jstr(add(bcrit1[w, p] == "" ? "" : "energy " bcrit1[w, p], bcrit2[w, p]))
+			for (j = 1; j <= nbg[w, p]; j++) {
+				g = bgv[w, p, j]; k = bk(w, p, g)
+				printf ", \"%s\": {\"energy_j_per_req\": %s, \"time_over_slo_s\": %s, \"time_s\": %s, \"windows_over_slo_share\": %s, \"runs\": %d, \"phase_p99_us\": {",
+					g, fmt(bmean(bepr, k)), fmt(bmean(bover, k) * bsub[k]), fmt(bmean(bsteps, k) * bsub[k]),
+					(bhassw[k] && bsw[k] > 0 ? fmt(bso[k] / bsw[k]) : "null"), bn[k]
+				for (c = 1; c <= nbl[w, p]; c++) { l = blv[w, p, c]; printf "%s\"%d\": %s", (c > 1 ? ", " : ""), l, (bpn[k, l] ? fmt(bp99[k, l] / bpn[k, l]) : "null") }
+				printf "}}"
+			}
+			printf "}"
+		}
+		printf "},\n   \"control\": "
+		matrix(w, "    ")
 		printf "}"
 	}
 	printf "\n }\n}\n"
 }
-function matrix(w, ind,   gi, g, i, l, k, c, lsep, j, st, isep) {
+function matrix(w, ind,   gi) {
 	printf "{"
-	for (gi = 1; gi <= ng; gi++) {
-		g = gv[gi]
-		printf "%s\n%s\"%s\": {", (gi > 1 ? "," : ""), ind, g; lsep = ""
-		for (i = 1; i <= nl; i++) {
-			l = lv[i]; k = w SUBSEP g SUBSEP l; c = n[k]
-			if (!c) continue
-			printf "%s\"%d\": {\"rps\": %s, \"p50_us\": %s, \"p99_us\": %s, \"p999_us\": %s, \"slo_violations\": %d, \"energy_j_per_req\": %s, \"mean_khz\": %s, \"cells\": %d, \"idle_permille\": {",
-				lsep, l, fmt(rps[k] / c), fmt(p50[k] / c), fmt(p99[k] / c), fmt(p999[k] / c),
-				viol[k], fmt(epr[k] / c), fmt(khz[k] / c), c
-			isep = ""
-			for (j = 1; j <= nst[w]; j++) { st = stv[w, j]; printf "%s\"%s\": %s", isep, st, fmt(idle[k, st] / c); isep = ", " }
-			printf "}}"
-			lsep = ", "
-		}
-		printf "}"
+	for (gi = 1; gi <= ng; gi++) { printf "%s\n%s\"%s\": ", (gi > 1 ? "," : ""), ind, gv[gi]; row(w, gv[gi]) }
+	printf "}"
+}
+function row(w, g,   i, l, k, c, lsep, j, st, isep) {
+	printf "{"; lsep = ""
+	for (i = 1; i <= nl; i++) {
+		l = lv[i]; k = w SUBSEP g SUBSEP l; c = n[k]
+		if (!c) continue
+		printf "%s\"%d\": {\"rps\": %s, \"p50_us\": %s, \"p99_us\": %s, \"p999_us\": %s, \"slo_violations\": %d, \"energy_j_per_req\": %s, \"energy_spread_pct\": %s, \"energy_to_oracle\": %s, \"windows_over_slo_share\": %s, \"server_p99_us\": %s, \"mean_khz\": %s, \"cells\": %d, \"idle_permille\": {",
+			lsep, l, fmt(rps[k] / c), fmt(p50[k] / c), fmt(p99[k] / c), fmt(p999[k] / c),
+			viol[k], fmt(epr[k] / c), fmt(spread(k)), (((w, l) in oepr) ? fmt(epr[k] / c / oepr[w, l]) : "null"),
+			(hassw[k] && sw[k] > 0 ? fmt(so[k] / sw[k]) : "null"), (nsp[k] ? fmt(sp99[k] / nsp[k]) : "null"), fmt(khz[k] / c), c
+		isep = ""
+		for (j = 1; j <= nst[w]; j++) { st = stv[w, j]; printf "%s\"%s\": %s", isep, st, fmt(idle[k, st] / c); isep = ", " }
+		printf "}}"
+		lsep = ", "
 	}
 	printf "}"
 }
-function rst(   title, s, w, line) {
+
+# ---- pareto: "gov load mJ_per_req p99_us" per cell mean, the fixed
+# frequencies' cells as gov "fixed", then per load the fixed frequencies'
+# Pareto frontier (those not dominated by another of the same load, by
+# ascending p99) as gov "frontier", a blank line between loads; W the workload
+function pareto(w,   gi, i, j, k, m, a, b, t) {
+	for (gi = 1; gi <= ng; gi++) for (i = 1; i <= nl; i++) {
+		k = w SUBSEP gv[gi] SUBSEP lv[i]
+		if (n[k]) printf "%s %d %.6f %.0f\n", gv[gi], lv[i], mean(epr, k) * 1000, mean(p99, k)
+	}
+	for (j = 1; j <= nf[w]; j++) for (i = 1; i <= nl; i++) {
+		k = w SUBSEP fv[w, j] SUBSEP lv[i]
+		if (n[k]) printf "fixed %d %.6f %.0f\n", lv[i], mean(epr, k) * 1000, mean(p99, k)
+	}
+	for (i = 1; i <= nl; i++) {
+		m = 0
+		for (j = 1; j <= nf[w]; j++) {
+			k = w SUBSEP fv[w, j] SUBSEP lv[i]
+			if (n[k]) { m++; pe[m] = mean(epr, k) * 1000; pp[m] = mean(p99, k) }
+		}
+		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) if (pp[b] < pp[a]) {
+			t = pp[a]; pp[a] = pp[b]; pp[b] = t; t = pe[a]; pe[a] = pe[b]; pe[b] = t }
+		t = -1
+		printf "\n"
+		for (a = 1; a <= m; a++) if (t < 0 || pe[a] < t) { printf "frontier %d %.6f %.0f\n", lv[i], pe[a], pp[a]; t = pe[a] }
+	}
+}
+
+# ---- rst ----------------------------------------------------------------------------
+function rst(   title, s, w, line, p, i) {
 	print ".. SPDX-License-Identifier: GPL-2.0"
 	print ""
 	print ".. Generated by ``make bench`` (selftests/bench/run) with build/bench/results.json;"
 	print "   do not edit.  All energy is modeled by the emulated platform."
 	print ""
-	printf "Run: ``%s``, guest kernel %s, %s, %d repetitions per cell.\n", command, kernel, date, nreps
-	print "SLO: p99 above " slo_x " times the workload's unloaded p99 (performance at " minload "% load)."
+	printf "Run: guest kernel %s, %s, %d repetitions per cell.  To reproduce every table\n", kernel, date, nreps
+	printf "below::\n\n   %s\n\n", command
+	print "SLO: " slo_rule "."
+	print "Disturbed: a workload whose capacity at fmax moved by more than " cap_tol "% of the"
+	print "start's during the run, or whose repetitions of a cell of slack, performance or"
+	print "schedutil differ in energy per request by more than " spread_tol "% of their mean, is"
+	print "marked **disturbed** and its verdict is withheld."
 	print ""
 	for (s = 1; s <= ns; s++) {
 		w = sv[s]
-		title = sprintf("Workload ``%s`` (SLO %.0f us%s)", w, slo[w],
-			cap[w] ? sprintf(", capacity %d req/s", cap[w]) : "")
+		title = sprintf("Workload ``%s`` (SLO p99 <= %.0f us%s)", w, slo[w],
+			ncap[w] ? sprintf(", capacity %d req/s", capv[w, 1]) : "")
 		line = sprintf("%" length(title) "s", ""); gsub(/ /, "~", line)
 		print title; print line
 		print ""
-		print "Modeled energy per request (mJ), mean p99 latency (us) and SLO violations"
-		print "(cells over the SLO, out of the repetitions), per governor and load (% of"
-		if (cap[w]) print "the capacity at fmax measured at the start of the run):"
-		else print "the nominal capacity at fmax):"
+		printf "Reproduce this workload's tables::\n\n   BENCH_SHAPES=%s %s\n\n", w, cmdbase
+		if (ncap[w]) printf "Capacity at fmax at the start, after each repetition and at the end: %s req/s (moved %+.1f%%).\n\n", capsjoin(w, ", "), capmove[w]
+		if (dist[w] != "") {
+			printf "**Disturbed**: %s.  Verdict withheld; the figures are shown as measured.\n\n", dist[w]
+		}
+		print "Modeled energy per request (mJ) with the spread of its repetitions, mean client"
+		print "p99 (us), SLO violations (cells over the SLO, out of the repetitions) and the"
+		print "share of slackgov's 10 ms windows over the SLO, per governor and load (% of"
+		print "the capacity at fmax measured at the start):"
 		print ""
-		table(w, "governor", "cost", "")
+		table(w, "governor", "cost", "", 0)
+		if (nf[w]) {
+			print "Static oracle: the userspace governor at each fixed frequency, one repetition"
+			print "per cell (its spread is of the order of the matrix's above); the oracle of a"
+			print "load is the cheapest frequency whose p99 meets the SLO.  Energy per request"
+			print "(mJ) and p99 (us):"
+			print ""
+			table(w, "frequency", "cost", "", 1)
+			print "Every governor's energy per request as a ratio to the oracle's (below 1:"
+			print "cheaper than any fixed frequency that meets the SLO; - : no frequency meets it):"
+			print ""
+			table(w, "governor", "oracle", "", 0)
+			printf ".. image:: evaluation-pareto-%s.png\n   :alt: energy per request against p99, %s\n\n", w, w
+			print "(Energy per request against client p99, one point per governor and load;"
+			print "the line is the fixed frequencies' Pareto frontier.)"
+			print ""
+		}
 		if (("slack" in govs) && ("performance" in govs)) {
 			print "slack against the others: modeled energy per request relative to each"
 			print "governor (negative: slack uses less), and SLO violations (slack - other):"
 			print ""
-			table(w, "versus", "vs", "slack")
-			verdict(w)
+			table(w, "versus", "vs", "slack", 0)
 		}
+		for (i = 1; i <= nbp[w]; i++) burst_table(w, bpv[w, i])
+		if (("slack" in govs)) verdict(w)
 		if (nst[w]) {
 			print "Mean frequency (MHz) and C-state residency of the governed CPU (per mille of"
 			print "the cell's time, " stlist(w) "):"
 			print ""
-			table(w, "governor", "freq", "")
+			table(w, "governor", "freq", "", 0)
 		}
 	}
 	print "Metric fidelity (observed RPS from the BPF side against the client's):"
@@ -167,40 +414,53 @@ function rst(   title, s, w, line) {
 		print ""
 	}
 }
-# verdict W: the issue's criteria, read off workload W's means.  Slack
-# against performance at every load <= 70%: less modeled energy per request
-# and no more SLO violations; against schedutil and ondemand: less energy
-# at equal or fewer violations, at how many loads.
-function verdict(w,   i, l, ks, kp, ok, bad, g, win, tot, txt) {
-	ok = ""; bad = ""
-	for (i = 1; i <= nl; i++) {
-		l = lv[i]; if (l > 70) continue
-		ks = w SUBSEP "slack" SUBSEP l; kp = w SUBSEP "performance" SUBSEP l
-		if (!n[ks] || !n[kp]) continue
-		txt = sprintf("%d%% (%+.1f%%, %+d violations)", l, 100 * (mean(epr, ks) / mean(epr, kp) - 1), viol[ks] - viol[kp])
-		if (beats(ks, kp)) ok = ok (ok == "" ? "" : ", ") txt
-		else bad = bad (bad == "" ? "" : ", ") txt
-	}
-	print "Against the criteria (generated from the means above):"
+# burst_table W P: one bursty pattern's table, a row per governor
+function burst_table(w, p,   j, g, k, c, l, ku) {
+	printf "Bursty load ``%s``: phases of %s%% of capacity (as below); time over the SLO\n", p, bloads(w, p)
+	print "(client p99 of each sub-step against the SLO), share of slackgov's windows over"
+	print "it, energy per request and its ratio to schedutil's, client p99 per phase load:"
 	print ""
-	printf "* slack against performance at loads up to 70%%: less modeled energy per request with no extra SLO violation at %s", ok == "" ? "no load" : ok
-	printf "; %s.\n", bad == "" ? "at every such load" : "not at " bad
-	for (g = 1; g <= 2; g++) {
-		win = 0; tot = 0; txt = ""
-		for (i = 1; i <= nl; i++) {
-			l = lv[i]; ks = w SUBSEP "slack" SUBSEP l; kp = w SUBSEP (g == 1 ? "schedutil" : "ondemand") SUBSEP l
-			if (!n[ks] || !n[kp]) continue
-			tot++
-			if (beats(ks, kp)) { win++; txt = txt (txt == "" ? "" : ", ") l "%" }
-		}
-		if (tot) printf "* slack against %s: less energy at equal or fewer SLO violations at %d of %d loads%s.\n",
-			g == 1 ? "schedutil" : "ondemand", win, tot, txt == "" ? "" : " (" txt ")"
+	print ".. list-table::"
+	print "   :header-rows: 1"
+	print ""
+	printf "   * - governor\n     - mJ/request\n     - vs schedutil\n     - time over SLO\n     - windows over SLO\n"
+	for (c = 1; c <= nbl[w, p]; c++) printf "     - p99 at %d%%\n", blv[w, p, c]
+	ku = bk(w, p, "schedutil")
+	for (j = 1; j <= nbg[w, p]; j++) {
+		g = bgv[w, p, j]; k = bk(w, p, g)
+		printf "   * - %s\n     - %.3f\n     - %s\n     - %.1f of %.0f s\n     - %s\n", g, bmean(bepr, k) * 1000,
+			(bn[ku] && bmean(bepr, ku) > 0) ? sprintf("%+.1f%%", 100 * (bmean(bepr, k) / bmean(bepr, ku) - 1)) : "",
+			bmean(bover, k) * bsub[k], bmean(bsteps, k) * bsub[k],
+			(bhassw[k] && bsw[k] > 0 ? sprintf("%.1f%%", 100 * bso[k] / bsw[k]) : "n/a")
+		for (c = 1; c <= nbl[w, p]; c++) { l = blv[w, p, c]; printf "     - %s\n", bpn[k, l] ? sprintf("%.0f us", bp99[k, l] / bpn[k, l]) : "" }
 	}
 	print ""
 }
-# beats KS KO: cell KS used less energy per request than cell KO at equal or
-# fewer SLO violations
-function beats(ks, ko) { return mean(epr, ks) < mean(epr, ko) && viol[ks] <= viol[ko] }
+function bloads(w, p,   c, s) { s = ""; for (c = 1; c <= nbl[w, p]; c++) s = s (c > 1 ? "/" : "") blv[w, p, c]; return s }
+# verdict W: issue 15's goal, generated from the means and repetitions above
+function verdict(w,   c, i, p) {
+	print "Against issue 15's goal (generated from the figures above):"
+	print ""
+	if (dist[w] != "") {
+		print "* verdict withheld: the run is disturbed (above)."
+		print ""
+		return
+	}
+	for (c = 1; c <= 4; c++) {
+		if (!cn[w, c]) printf "* %s: not checked (cells missing).\n", critname(c)
+		else if (crit[w, c] == "") printf "* %s: **met** (%d loads).\n", critname(c), cn[w, c]
+		else printf "* %s: **missed** at %s.\n", critname(c), crit[w, c]
+	}
+	for (i = 1; i <= nbp[w]; i++) {
+		p = bpv[w, i]
+		if (!bn[bk(w, p, "slack")]) continue
+		printf "* bursty ``%s``: slack's energy per request against schedutil's %s; %s.\n", p,
+			bcrit1[w, p] == "" ? "**met**" : "**missed** (" bcrit1[w, p] ")",
+			bcrit2[w, p] == "" ? "the SLO held in every phase load where performance held it" : \
+				"the SLO was **missed** where performance held it at " bcrit2[w, p]
+	}
+	print ""
+}
 # ov KEY: a number of the overhead JSON object ("" if absent)
 function ov(key,   m) {
 	if (!match(overhead, "\"" key "\": *[-0-9.]+"))
@@ -212,19 +472,25 @@ function ov(key,   m) {
 function ovrow(what, ns, ratio) { printf "   * - %s\n     - %s\n     -%s\n", what, ns, ratio == "" ? "" : " " ratio }
 function stlist(w,   j, s) { s = ""; for (j = 1; j <= nst[w]; j++) s = s (j > 1 ? ", " : "") stv[w, j]; return s }
 
-# table W HEAD KIND SKIP: one list-table of workload W, a row per governor
-# (but SKIP) and a column per load, each cell rendered by cell(KIND)
-function table(w, head, kind, skip,   gi, g, i) {
+# table W HEAD KIND SKIP FIXED: one list-table of workload W, a row per
+# governor (but SKIP), or per fixed frequency with FIXED, and a column per
+# load, each cell rendered by cell(KIND)
+function table(w, head, kind, skip, fixed,   gi, g, i, cnt) {
 	print ".. list-table::"
 	print "   :header-rows: 1"
 	print ""
 	printf "   * - %s\n", head
 	for (i = 1; i <= nl; i++) printf "     - %d%%\n", lv[i]
-	for (gi = 1; gi <= ng; gi++) {
-		g = gv[gi]
+	cnt = fixed ? nf[w] : ng
+	for (gi = 1; gi <= cnt; gi++) {
+		g = fixed ? fv[w, gi] : gv[gi]
 		if (g == skip) continue
-		printf "   * - %s\n", g
+		printf "   * - %s\n", fixed ? mhz(g) " MHz" : g
 		for (i = 1; i <= nl; i++) printf "     - %s\n", cell(kind, w, g, lv[i])
+	}
+	if (kind == "oracle") {
+		printf "   * - (oracle)\n"
+		for (i = 1; i <= nl; i++) printf "     - %s\n", (w, lv[i]) in oepr ? sprintf("%d MHz, %.3f mJ", mhz(ofix[w, lv[i]]), oepr[w, lv[i]] * 1000) : "-"
 	}
 	print ""
 }
@@ -237,7 +503,14 @@ function cell(kind, w, g, l,   k, c, pk, j, t) {
 		return sprintf("%+.1f%%, %+d", (epr[pk] / n[pk]) / (epr[k] / c) * 100 - 100, viol[pk] - viol[k])
 	}
 	if (!c) return ""
-	if (kind == "cost") return sprintf("%.3f mJ, %.0f us, %d/%d", epr[k] / c * 1000, p99[k] / c, viol[k], c)
+	if (kind == "oracle") return (w, l) in oepr ? sprintf("x%.2f", epr[k] / c / oepr[w, l]) : "-"
+	if (kind == "cost") {
+		t = sprintf("%.3f mJ", epr[k] / c * 1000)
+		if (c > 1) t = t sprintf(" (±%.0f%%)", spread(k) / 2)
+		t = t sprintf(", %.0f us, %d/%d", p99[k] / c, viol[k], c)
+		if (hassw[k] && sw[k] > 0) t = t sprintf(", %.1f%% win", 100 * so[k] / sw[k])
+		return t
+	}
 	t = sprintf("%.0f MHz;", khz[k] / c / 1000)
 	for (j = 1; j <= nst[w]; j++) t = t sprintf(" %.0f", idle[k, stv[w, j]] / c)
 	return t

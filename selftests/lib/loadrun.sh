@@ -16,6 +16,8 @@ LR_VP=/sys/kernel/debug/vplatform
 LR_POL0=/sys/devices/system/cpu/cpu0/cpufreq
 LR_POL1=/sys/devices/system/cpu/cpu1/cpufreq
 LR_SERVER_PID= LR_PORT= LR_SLOT=
+LR_ITERS=${LR_ITERS:-}	# sgserver work-loop calibration, set once per boot
+LR_SLO=${LR_SLO:-}	# the target's SLO in us (p99), empty: none
 
 # lr_up: modules in, client CPU at max, slackctl loaded (feed on)
 lr_up() {
@@ -39,22 +41,53 @@ lr_down() {
 	return 0
 }
 
-# lr_server_start THREADS MODE SERVICE_US: sgserver on CPU 1, work calibrated
-# at fmax; sets LR_SERVER_PID and LR_PORT, adds the server as a target
-# (its slot in LR_SLOT)
-lr_server_start() {
+# lr_calibrate: LR_ITERS, sgserver's work-loop iterations per us on CPU 1 at
+# fmax, once per boot: the median of LR_CAL_RUNS calibrations (each already
+# the fastest of several runs), so that every server of the run does the
+# same work per request.  Calibrating at every server start let a host
+# slowdown during one calibration change the work of one server shape for
+# the rest of the run (one of the causes of the capacity's swings).
+LR_CAL_RUNS=5
+lr_calibrate() {
+	[ -n "$LR_ITERS" ] && return 0
 	echo performance > $LR_POL1/scaling_governor
-	iters=$(taskset -c 1 "$LR_T/sgserver" --calibrate | sed -n 's/^iters_per_us //p')
+	LR_ITERS=$(for i in $(seq 1 $LR_CAL_RUNS); do
+		taskset -c 1 "$LR_T/sgserver" --calibrate | sed -n 's/^iters_per_us //p'
+	done | sort -n | sed -n "$(( (LR_CAL_RUNS + 1) / 2 ))p")
+	[ -n "$LR_ITERS" ]
+}
+
+# lr_server_start THREADS MODE SERVICE_US: sgserver on CPU 1, work calibrated
+# at fmax (lr_calibrate); sets LR_SERVER_PID and LR_PORT, adds the server as
+# a target (its slot in LR_SLOT) with the SLO LR_SLO if set
+lr_server_start() {
+	lr_calibrate || return 1
+	echo performance > $LR_POL1/scaling_governor
 	rm -f /tmp/lr.fifo && mkfifo /tmp/lr.fifo
-	taskset -c 1 "$LR_T/sgserver" -p 0 -t "$1" -m "$2" -s "$3" -w "$iters" \
+	taskset -c 1 "$LR_T/sgserver" -p 0 -t "$1" -m "$2" -s "$3" -w "$LR_ITERS" \
 		> /tmp/lr.fifo 2>/tmp/lr.server.err &
 	LR_SERVER_PID=$!
 	read -r word LR_PORT < /tmp/lr.fifo
 	[ "$word" = ready ] || return 1
+	lr_target_add
+}
+
+# lr_target_add: the server as a target, with --slo LR_SLO us when set
+lr_target_add() {
 	LR_SLOT=
-	[ -x "$LR_CTL" ] && LR_SLOT=$("$LR_CTL" -j target add --pid "$LR_SERVER_PID" |
+	[ -x "$LR_CTL" ] || return 0
+	LR_SLOT=$("$LR_CTL" -j target add --pid "$LR_SERVER_PID" ${LR_SLO:+--slo "${LR_SLO}us"} |
 		sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
-	return 0
+	[ -n "$LR_SLOT" ]
+}
+
+# lr_target_slo US: the running server's target again, now with a p99 SLO of
+# US microseconds (empty: none)
+lr_target_slo() {
+	LR_SLO=$1
+	[ -x "$LR_CTL" ] || return 0
+	"$LR_CTL" target del --pid "$LR_SERVER_PID" >/dev/null 2>&1
+	lr_target_add
 }
 
 lr_server_stop() {
@@ -66,6 +99,37 @@ lr_server_stop() {
 }
 
 lr_gov() { echo "$1" > $LR_POL1/scaling_governor; }
+
+# lr_fix KHZ: CPU 1 held at KHZ by the userspace governor (the static oracle)
+lr_fix() { lr_gov userspace && echo "$1" > $LR_POL1/scaling_setspeed; }
+
+# lr_freqs: CPU 1's frequency table, kHz, ascending
+lr_freqs() { tr ' ' '\n' < $LR_POL1/scaling_available_frequencies | sed '/^$/d' | sort -n; }
+
+# lr_lat: the target's cumulative latency counters (sgwin's "lat" line;
+# empty when the BPF side has none); lr_lat_diff "BEFORE" "AFTER" prints
+# "slo_windows slo_over p99_us" between the two: the windows judged against
+# the SLO, those over it, and the server-side p99 of the requests timed
+# (the bucket's midpoint; 0 when none).  The bucket layout is
+# slackgov_lat_lo() of include/uapi/slackgov.h (8 sub-buckets a power of 2).
+lr_lat() { [ -n "$LR_SLOT" ] && "$LR_T/sgwin" -s "$LR_SLOT" 2>/dev/null | sed -n 's/^lat //p'; }
+lr_lat_diff() {
+	echo "$1 | $2" | awk '
+	function lo(b,   k) { if (b < 8) return b; k = int(b / 8) + 2; return (8 + b % 8) * 2 ^ (k - 3) }
+	function rd(i, pre,   j, kv, m, h, e) {
+		for (j = i; j <= NF && $j != "|"; j++) {
+			split($j, kv, "=")
+			if (kv[1] == "hist") { m = split(kv[2], h, ","); for (e = 1; e <= m; e++) { split(h[e], kv, ":"); hist[pre, kv[1]] = kv[2] } }
+			else val[pre, kv[1]] = kv[2]
+		}
+		return j + 1 }
+	{ i = rd(1, "a"); rd(i, "b")
+	  n = val["b", "total_lat"] - val["a", "total_lat"]; p = 0
+	  if (n > 0) { r = int(n * 0.99); if (r < n * 0.99) r++; s = 0
+		for (b = 0; b < 176; b++) { s += hist["b", b] - hist["a", b]; if (s >= r) { p = (lo(b) + lo(b + 1)) / 2; break } } }
+	  printf "%d %d %d\n", val["b", "total_slo_windows"] - val["a", "total_slo_windows"],
+		val["b", "total_slo_over"] - val["a", "total_slo_over"], p }'
+}
 
 # lr_follow RATE SECONDS SEED GRACE: the client at RATE req/s for SECONDS
 # while sgwin follows the server's windows over the busy span (sgwin -f -b:
@@ -118,15 +182,19 @@ lr_idle_share() {
 lr_now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
 
 # lr_step GOV STEP RATE SECS SEED: one load step; prints a CSV row
-# gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz,idle
-# (idle: CPU 1's cpuidle residency per state, per mille of the step's time)
+# gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz,idle,
+# slo_windows,slo_over,srv_p99_us
+# (idle: CPU 1's cpuidle residency per state, per mille of the step's time;
+# the last three from slackgov's counters, lr_lat_diff, empty without them)
 lr_step() {
-	e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us)
+	l0=$(lr_lat) e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us)
 	out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$3" -d "$4" -c 4 -S "$5" -j)
-	e1=$(lr_energy_uj) r1=$(lr_res) i1=$(lr_idle) t1=$(lr_now_us)
+	e1=$(lr_energy_uj) r1=$(lr_res) i1=$(lr_idle) t1=$(lr_now_us) l1=$(lr_lat)
+	lat=
+	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | tr ' ' ',')
 	rps=$(echo "$out" | jget rps)
 	recv=$(echo "$out" | jget received)
 	ej=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.4f", (b - a) / 1e6 }')
 	epr=$(awk -v e="$ej" -v n="$recv" 'BEGIN { printf "%.6f", (n > 0 ? e / n : 0) }')
-	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" $((t1 - t0)))"
+	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" $((t1 - t0))),${lat:-,,}"
 }

@@ -1,0 +1,82 @@
+# SPDX-License-Identifier: GPL-2.0
+# host-results.sh - the bench's aggregation (selftests/bench/results.awk) on
+# fixtures of cells: a steady run gets a verdict, the static oracle is the
+# cheapest fixed frequency that meets the SLO, a run whose capacity moved by
+# more than 10 % or whose repetitions of one cell spread too far is marked
+# disturbed with its verdict withheld, a repetition over the SLO where
+# performance met it is reported as a miss, the bursty table is read.
+. "$SG_TOP/selftests/lib/ktap.sh"
+
+D=$(mktemp -d)
+sg_defer "rm -rf $D"
+AWK=$SG_TOP/selftests/bench/results.awk
+
+# cells W SLACK_50_REP3_MJ SLACK_70_REP2_P99: a workload W at 5 loads,
+# 3 repetitions; energy per request (mJ) performance 10, schedutil 8,
+# slack 6 (rep 3 at 50 % as given), p99 3000/6000/8000 us (slack's rep 2 at
+# 70 % as given); fixed frequencies: 1000 MHz cheap but over the SLO
+# (10000 us), 1800 MHz the cheapest within it (5.5 mJ), 3000 MHz = performance
+cells() {
+	awk -v w="$1" -v s50="$2" -v p70="$3" 'BEGIN {
+		split("10 30 50 70 90", L, " ")
+		for (i = 1; i <= 5; i++) {
+			l = L[i]
+			printf "0,%s,fix1000,%d,100,100,900,50000,60000,0.4,0.004000,1000000,,,,\n", w, l
+			printf "0,%s,fix1800,%d,100,100,900,9000,9500,0.55,0.005500,1800000,,,,\n", w, l
+			printf "0,%s,fix3000,%d,100,100,900,3000,3500,1.0,0.010000,3000000,,,,\n", w, l
+			for (r = 1; r <= 3; r++) {
+				e = (l == 50 && r == 3) ? s50 / 1000 : 0.006
+				p = (l == 70 && r == 2) ? p70 : 8000
+				printf "%d,%s,slack,%d,100,100,900,%d,9000,0.6,%.6f,1800000,C1=500;C6=100,50,2,5000\n", r, w, l, p, e
+				printf "%d,%s,performance,%d,100,100,900,3000,3500,1.0,0.010000,3000000,C1=500;C6=100,50,0,2800\n", r, w, l
+				printf "%d,%s,schedutil,%d,100,100,900,6000,7000,0.8,0.008000,2200000,C1=500;C6=100,50,1,5500\n", r, w, l
+			}
+		}
+	}'
+}
+cells steady 6 8000 > "$D/cells.csv"
+cells moved 6 8000 >> "$D/cells.csv"
+cells spread 7.5 8000 >> "$D/cells.csv"
+cells miss 6 12000 >> "$D/cells.csv"
+# rep,shape,pattern,gov,requests,energy_j,j_per_req,steps,steps_over,sub_s,slo_windows,slo_over,phases
+cat > "$D/burst.csv" <<'EOT'
+1,steady,burst,slack,1000,5.0,0.005000,28,2,0.5,1400,30,20:4000:300;80:11000:700
+1,steady,burst,performance,1000,9.0,0.009000,28,0,0.5,1400,0,20:3000:300;80:5000:700
+1,steady,burst,schedutil,1000,6.0,0.006000,28,6,0.5,1400,90,20:7000:300;80:14000:700
+EOT
+agg() {	# agg MODE: the fixtures aggregated
+	awk -F, -v mode="$1" -v kernel=fixture -v date=now -v command="make bench" -v cmdbase="make bench" \
+		-v slos="steady=10000 moved=10000 spread=10000 miss=10000" -v slo_rule=fixture \
+		-v caps="steady=1000/1010/990/1005 moved=1000/1010/850/1000 spread=1000/1000/1000/1000 miss=1000/1000/1000/1000" \
+		-v cap_tol=10 -v spread_tol=10 -v burst="$D/burst.csv" -v fid= -v overhead=null \
+		-f "$AWK" "$D/cells.csv"
+}
+# q EXPR: a Python expression over the results JSON (j)
+q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
+
+ktap_plan 12
+agg json > "$D/results.json"
+ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
+ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
+	"a steady run is not marked disturbed"
+ktap_eq "True True True True" "$(q '" ".join(str(w["steady"]["verdict"][c]["met"]) for c in "1234")')" \
+	"its verdict: every criterion met"
+ktap_eq "1800 1800 1800 1800 1800" "$(q '" ".join(str(w["steady"]["oracle"][l]["freq_mhz"]) for l in ("10","30","50","70","90"))')" \
+	"the oracle is the cheapest fixed frequency within the SLO (not the cheaper one over it)"
+ktap_eq "1.0909" "$(q 'round(w["steady"]["control"]["slack"]["50"]["energy_to_oracle"], 4)')" \
+	"energy as a ratio to the oracle's"
+ktap_eq "True None -15" "$(q 'w["moved"]["disturbed"], w["moved"]["verdict"], w["moved"]["capacity_moved_pct"]')" \
+	"capacity moved by 15 %: disturbed, verdict withheld"
+ktap_eq "True None" "$(q 'w["spread"]["disturbed"], w["spread"]["verdict"]')" \
+	"repetitions of one cell 6/6/7.5 mJ apart: disturbed, verdict withheld"
+ktap_check '[ "$(q "\"slack at 50%\" in w[\"spread\"][\"disturbed_why\"]")" = True ]' "the disturbed cell is named"
+ktap_eq "False 70% rep 2 (p99 12000 us, performance 3000 us)" "$(q 'w["miss"]["verdict"]["1"]["met"], w["miss"]["verdict"]["1"]["missed_at"]')" \
+	"a repetition over the SLO where performance met it is a miss, named"
+ktap_eq "True False 0.0643 3 11000" "$(q 'b["verdict"]["no_more_energy_than_schedutil"], b["verdict"]["slo_held_where_performance_held"], round(b["schedutil"]["windows_over_slo_share"], 4), b["schedutil"]["time_over_slo_s"], b["slack"]["phase_p99_us"]["80"]')" \
+	"bursty: energy against schedutil, a phase over the SLO where performance held it, windows and time over it"
+agg rst > "$D/results.rst"
+ktap_check 'grep -q "^\*\*Disturbed\*\*: capacity moved -15.0%" "$D/results.rst" && grep -q "verdict withheld" "$D/results.rst"' \
+	"the rst marks the disturbed run and withholds its verdict"
+ktap_check 'grep -q "BENCH_SHAPES=steady make bench" "$D/results.rst" && grep -q "missed\*\* at 70% rep 2" "$D/results.rst"' \
+	"the rst prints the command above the tables and the misses"
+ktap_finished
