@@ -26,8 +26,6 @@ DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
 	.qos_cur = SG_QOS_NONE,
 };
 
-/* cv above this (CV 1000.0) is not a measurement but a broken reporter. */
-#define SG_CV_MAX		1000000U
 /*
  * rps and a window's timed requests above 10^8 (a 100 Gb/s link carries
  * under 1.5 * 10^8 minimum-size packets per second, and a request is more
@@ -86,7 +84,7 @@ static bool sg_sample_valid(const struct slackgov_sample *s, u32 sz)
 		return false;
 	return s->target < SLACKGOV_MAX_TARGETS &&
 	       s->slack <= SLACKGOV_ONE && s->setpoint <= SLACKGOV_ONE &&
-	       s->cv <= SG_CV_MAX && s->rps <= SG_RPS_MAX &&
+	       s->cv <= SLACKGOV_CV_MAX && s->rps <= SG_RPS_MAX &&
 	       !(s->flags & ~SG_KNOWN_FLAGS) &&
 	       s->slo_us <= SLACKGOV_LAT_MAX_US && s->slo_q <= SLACKGOV_Q_ONE &&
 	       (!s->slo_us || s->slo_q) &&	/* an SLO has a percentile */

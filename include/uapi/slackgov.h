@@ -129,7 +129,7 @@ static inline __u64 slackgov_lat_lo(__u32 b)
 	X(ki,			200,	0,	10000,		GAIN)		\
 	X(kd,			0,	0,	10000,		GAIN)		\
 	X(deadband,		50,	0,	500,		PERMILLE)	\
-	X(sat_cv,		3000,	0,	1000000,	PERMILLE)	\
+	X(sat_cv,		3000,	0,	SLACKGOV_CV_MAX, PERMILLE)	\
 	X(stale_ms,		50,	5,	60000,		MS)		\
 	X(safe_khz,		0,	0,	100000000,	KHZ)		\
 	X(rate_limit_us,	0,	0,	1000000,	US)		\
