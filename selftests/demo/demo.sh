@@ -1,13 +1,17 @@
 # SPDX-License-Identifier: GPL-2.0
-# demo.sh - guest side of "make demo": the same load ramp under performance
-# and under slack, with a live sample every half second (DEMO-ROW), a row
-# per load step (DEMO-STEP) and notes (DEMO-INFO); see selftests/demo/run.
+# demo.sh - guest side of "make demo": the same load ramp under schedutil
+# (the governor every server already has) and under slack holding a latency
+# SLO, with a live sample every half second (DEMO-ROW), a row per load step
+# (DEMO-STEP), the SLO (DEMO-SLO) and notes (DEMO-INFO); see selftests/demo/run.
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
 SERVICE_US=1000		# ~1 ms of work per request at fmax: PLATFORM.md's
 			# advice for TCG, where a wake-up alone costs 0.1-0.4 ms
-RAMP="100 300 500 700 500 300 100"	# req/s; nominal capacity ~1000 req/s
-STEP_S=5
+RAMP=${DEMO_RAMP:-"100 300 500 700 500 300 100"}	# req/s; nominal capacity ~1000 req/s
+STEP_S=${DEMO_STEP_S:-5}
+GOVS=${DEMO_GOVS:-"schedutil slack"}
+SLO_X=3			# the SLO: 3x performance's p99 at the ramp's first
+			# rate, as make bench chooses it (evaluation.rst)
 
 info() { echo "DEMO-INFO $*"; }
 trap 'lr_down' EXIT
@@ -17,10 +21,25 @@ lr_up || { info "cannot bring the platform up"; exit 1; }
 lr_server_start 2 epoll $SERVICE_US || { info "server did not start"; exit 1; }
 info "server pid $LR_SERVER_PID port $LR_PORT, $SERVICE_US us of work per request, ramp $RAMP req/s, ${STEP_S}s a step"
 
-for gov in performance slack; do
+if [ -n "${DEMO_SLO_US:-}" ]; then
+	slo=$DEMO_SLO_US
+	info "SLO: p99 <= $slo us (DEMO_SLO_US)"
+else
+	lr_gov performance
+	sleep 1
+	base=$(lr_step performance 0 "${RAMP%% *}" "$STEP_S" 99 | cut -d, -f6 | cut -d. -f1)
+	slo=$(( ${base:-0} * SLO_X ))
+	info "SLO: p99 <= $slo us ($SLO_X x performance's p99 of $base us at ${RAMP%% *} req/s)"
+fi
+[ "$slo" -gt 0 ] || { info "no SLO measured"; exit 1; }
+echo "DEMO-SLO $slo"
+lr_target_slo "$slo" || info "slackctl refused --slo ${slo}us: slack runs without an SLO"
+
+for gov in $GOVS; do
 	lr_gov $gov
 	info "---- governor $gov on CPU 1 ----"
-	"$LR_T/sgsample" -i 500 -e "$LR_VP/energy_uj:cpu1" |
+	sleep 1
+	"$LR_T/sgsample" -i 500 -s "${LR_SLOT:-0}" -e "$LR_VP/energy_uj:cpu1" |
 		while IFS= read -r row; do echo "DEMO-ROW $gov,$row"; done &
 	sampler=$!
 	step=0
