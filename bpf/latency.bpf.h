@@ -208,13 +208,9 @@ struct sg_lat_walk {
  * @c in it), interpolated linearly inside the bucket; stored + 1 in @out. */
 static __always_inline void lat_pctl(__u64 rank, __u64 cum, __u64 c, __u32 b, __u64 *out)
 {
-	__u64 lo, hi;
-
 	if (*out || !rank || !c || cum + c < rank)
 		return;
-	lo = slackgov_lat_lo(b);
-	hi = slackgov_lat_lo(b + 1);
-	*out = 1 + lo + (hi - lo) * (rank - cum) / c;
+	*out = 1 + slackgov_lat_interp(b, rank, cum, c);
 }
 
 /* Pass 1: take the window's buckets into the closer's scratch copy. */

@@ -15,14 +15,24 @@
 # window with a send) the observed rps, the length-weighted slack and the
 # median cv of the windows with requests.
 #
+# Also per step: the client's p99 and, from the cumulative latency histogram
+# of the server's slot (sgwin -f's follow_lat line: its difference over the
+# step), the server-side p99 and mean queueing of the requests timed.
+#
 # Checks: observed vs achieved rps over the levels, least squares with
 # intercept: R^2 >= 0.999 and |slope - 1| <= 0.02; slack falls with load
 # (every level below every level 30+ points under it); cv at saturation >= 3x cv at ~50% (the level nearest 50).
+# Latency (fid_lat_checks): Spearman's rank correlation of client p99 and
+# server-side p99 over the levels >= 0.95; server-side p99 <= client p99 at
+# every level (the server sees a part of what the client waits); queueing
+# > 0 at every level and growing with load (rank correlation with the level
+# >= 0.8, the top level's above the lowest's).
 #
 # Caller sets: B (tools), S (slackctl), FID_SVC_US, FID_NOMINAL (a guess of
 # the capacity in req/s, for the calibration step only), FID_DUR (s per
 # step), FID_TAIL (s the window sampler runs past the client), FID_PASSES,
-# FID_RT (command prefix for the server and client, e.g. "chrt -f 50").
+# FID_RT (command prefix for the server and client, e.g. "chrt -f 50"),
+# FID_LAT_LEVELS (the levels the latency checks use; default all).
 
 # evenly spaced (15 points apart, 20 at the top) so that slack steps are
 # larger than the drift of a shared machine's speed between steps
@@ -32,7 +42,9 @@ FID_SAT=${FID_SAT:-150}
 # fid_field NAME FILE: NAME=value of the first line of FILE
 fid_field() { tr ' ' '\n' < "$2" | sed -n "s/^$1=//p" | head -n 1; }
 
-# fid_step RATE: one load step; sets FR_CLIENT FR_OBS FR_SLACK FR_CV FR_MISSED
+# fid_step RATE: one load step; sets FR_CLIENT FR_OBS FR_SLACK FR_CV FR_MISSED,
+# and FR_CP99 (client p99, us), FR_SP99 (server-side p99), FR_QUEUE (mean
+# queueing, us), FR_NLAT (requests timed)
 fid_step() {
 	$FID_RT "$B/sgwin" -s "$FID_SLOT" -f "$(awk -v d="$FID_DUR" -v t="$FID_TAIL" 'BEGIN { print d + t }')" \
 		-b > fw.out &
@@ -48,12 +60,18 @@ fid_step() {
 	FR_SLACK=$(fid_field slack fw.out)
 	FR_CV=$(fid_field cv_median fw.out)
 	FR_MISSED=$(fid_field missed fw.out)
+	FR_CP99=$(sed -n 's/.*"p99_us": \([0-9.]*\).*/\1/p' fc.out)
+	FR_SP99=$(fid_field p99_us fw.out)
+	FR_QUEUE=$(fid_field queue_us fw.out)
+	FR_NLAT=$(fid_field nr_lat fw.out)
 	[ -s fc.out ] || ktap_note "client at $1 req/s: no result: $(head -c 300 fc.err)"
 	[ -s fw.out ] || ktap_note "window sampler: no result"
 	: "${FR_CLIENT:=0}" "${FR_OBS:=0}" "${FR_SLACK:=0}" "${FR_CV:=0}" "${FR_SENT:=0}" "${FR_UNANS:=0}"
+	: "${FR_CP99:=0}" "${FR_SP99:=0}" "${FR_QUEUE:=0}" "${FR_NLAT:=0}"
 }
 
-# fid_run: the whole run; prints notes, leaves fid.tab (pct client obs slack cv)
+# fid_run: the whole run; prints notes, leaves fid.tab (pct client obs slack
+# cv client_p99 server_p99 queue_us nr_lat)
 fid_run() {
 	$FID_RT taskset -c 1 "$B/sgserver" -p 0 -t 1 -s "$FID_SVC_US" > fsrv.out 2> fsrv.err &
 	FID_SPID=$!
@@ -110,8 +128,9 @@ fid_run() {
 					'BEGIN { exit !(s >= 100 && u <= 0.03 * n) }' && break
 				ktap_note "pass $_p, $_pct%: disturbed (slack $FR_SLACK, $FR_UNANS of $FR_SENT unanswered), again"
 			done
-			echo "$_pct $FR_CLIENT $FR_OBS $FR_SLACK $FR_CV" >> fid.raw
+			echo "$_pct $FR_CLIENT $FR_OBS $FR_SLACK $FR_CV $FR_CP99 $FR_SP99 $FR_QUEUE $FR_NLAT" >> fid.raw
 			ktap_note "pass $_p, $_pct% ($((FID_CAP * _pct / 100)) req/s): client $FR_CLIENT, observed $FR_OBS req/s, slack $FR_SLACK, cv $FR_CV, missed windows $FR_MISSED"
+			ktap_note "  latency: client p99 $FR_CP99 us, server-side p99 $FR_SP99 us, queueing $FR_QUEUE us, $FR_NLAT requests timed"
 		done
 		_p=$((_p + 1))
 	done
@@ -119,7 +138,7 @@ fid_run() {
 	: > fid.tab
 	for _pct in $FID_LEVELS; do
 		_row=$_pct
-		for _col in 2 3 4 5; do
+		for _col in 2 3 4 5 6 7 8 9; do
 			_row="$_row $(awk -v p="$_pct" -v c="$_col" '$1 == p { print $c }' fid.raw | sort -g |
 				awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
 					else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
@@ -135,6 +154,7 @@ fid_run() {
 	for _i in 1 2 3; do
 		fid_step $_r
 		ktap_note "saturation step at $_r req/s: client $FR_CLIENT, observed $FR_OBS req/s, slack $FR_SLACK, cv $FR_CV"
+		ktap_note "  latency: client p99 $FR_CP99 us, server-side p99 $FR_SP99 us, queueing $FR_QUEUE us, $FR_NLAT requests timed"
 		awk -v o="$FR_OBS" -v r="$_r" 'BEGIN { exit !(o < 0.9 * r) }' && break
 		_r=$((_r * 2))
 	done
@@ -168,4 +188,39 @@ fid_checks() {
 		END { printf "%d", cv }' fid.tab)
 	ktap_check "awk 'BEGIN { exit !($FID_SAT_OBS < 0.9 * $FID_SAT_RATE) }' && [ \"$FID_SAT_CV\" -ge $((_cv50 * 3)) ] && [ \"$FID_SAT_CV\" -gt 0 ]" \
 		"saturation signal: cv at saturation ($FID_SAT_CV) >= 3x cv at ~50% load ($_cv50)"
+}
+
+# fid_spearman X Y FILE: Spearman's rank correlation of columns X and Y of
+# FILE (ties take their average rank; no sqrt(): busybox awk may lack it)
+fid_spearman() {
+	awk -v cx="$1" -v cy="$2" '{ n++; x[n] = $cx; y[n] = $cy }
+		function rank(v, r,   i, j, less, eq) {
+			for (i = 1; i <= n; i++) { less = 0; eq = 0
+				for (j = 1; j <= n; j++) { if (v[j] < v[i]) less++; else if (v[j] == v[i]) eq++ }
+				r[i] = less + (eq + 1) / 2 } }
+		function root(v,   r, i) {	# busybox awk may lack sqrt()
+			r = v > 1 ? v : 1; for (i = 0; i < 64; i++) r = (r + v / r) / 2; return r }
+		END { if (n < 3) { print 0; exit }
+		      rank(x, rx); rank(y, ry)
+		      for (i = 1; i <= n; i++) { mx += rx[i] / n; my += ry[i] / n }
+		      for (i = 1; i <= n; i++) { dx = rx[i] - mx; dy = ry[i] - my
+			      sxy += dx * dy; sxx += dx * dx; syy += dy * dy }
+		      printf "%.4f\n", (sxx > 0 && syy > 0) ? sxy / root(sxx * syy) : 0 }' "$3"
+}
+
+# fid_lat_checks: the three latency checks on fid.tab (columns 6-9), over
+# the levels FID_LAT_LEVELS (default: all of FID_LEVELS)
+fid_lat_checks() {
+	awk -v l=" ${FID_LAT_LEVELS:-$FID_LEVELS} " 'index(l, " " $1 " ")' fid.tab > fid.lat
+	ktap_note "per level: load% client_p99 server_p99 queue_us timed: $(awk '{ printf "%s%% %s %s %s %s; ", $1, $6, $7, $8, $9 }' fid.lat)"
+	_rho=$(fid_spearman 6 7 fid.lat)
+	ktap_check "awk 'BEGIN { exit !($_rho >= 0.95) }'" \
+		"latency: client p99 and server-side p99 ranked alike over the levels: Spearman $_rho >= 0.95"
+	ktap_check "awk '\$7 <= 0 || \$7 > \$6 { bad = 1 } END { exit bad || NR < 3 }' fid.lat" \
+		"latency: 0 < server-side p99 <= client p99 at every level ($(awk '{ printf "%s<=%s ", $7, $6 }' fid.lat))"
+	# queueing at low load is mostly the worker's wake-up and moves by a
+	# few us between levels: one swap of neighbours is noise, a trend is not
+	_qrho=$(fid_spearman 1 8 fid.lat)
+	ktap_check "awk '\$8 <= 0 { bad = 1 } NR == 1 { lo = \$8 } { hi = \$8 } END { exit bad || hi <= lo || $_qrho < 0.8 }' fid.lat" \
+		"latency: queueing > 0, growing with load (Spearman $_qrho >= 0.8, top level above the lowest: $(awk '{ printf "%s ", $8 }' fid.lat)us)"
 }

@@ -2,7 +2,9 @@
 # host-fidelity.sh - the metrics against the project's client on the host
 # kernel (fidelity.sh): observed rps vs the client's achieved rps over six
 # load levels from 10% to 90% of capacity (R^2, slope), slack falling with
-# load, and the saturation signal (cv) at saturation vs 50% load.
+# load, the saturation signal (cv) at saturation vs 50% load, and the
+# server-side request latency against the client's (p99 ranked alike,
+# never above it, queueing growing with load).
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/metrics/fidelity.sh"
 
@@ -19,8 +21,9 @@ sg_defer "$S unload"
 # this shared machine's speed
 FID_SVC_US=200 FID_NOMINAL=4000 FID_DUR=2 FID_TAIL=0.6 FID_PASSES=3 FID_RT="chrt -f 50"
 
-ktap_plan 4
+ktap_plan 7
 "$S" load > /dev/null
 fid_run || ktap_note "the run failed"
 fid_checks
+fid_lat_checks
 ktap_finished

@@ -5,13 +5,21 @@
  * one send + recv of a byte on an AF_UNIX socketpair (two calls the BPF
  * side counts when the process is a target), and of a pipe ping-pong with a
  * child on the same CPU (a round trip is two context switches, which every
- * process pays sg_switch for, and four pipe syscalls, never counted).
+ * process pays sg_switch for, and four pipe syscalls, never counted), and of
+ * a request/response round trip over loopback TCP in one thread (a byte one
+ * way, a byte back, TCP_NODELAY: every segment received runs the tcp_probe
+ * tracepoint, every read tcp_rcv_space_adjust; for a target, each side's
+ * read and the send that follows it on the same socket is one timed
+ * request: two per round trip).
  *
  * Usage: sgloop [-n ITERS] [-r RUNS] [-e]
  *   -e  with empty tp_btf sys_enter/sys_exit programs attached while it runs
  *       (selftests/metrics/progs/sg_empty.bpf.c: the floor of the design)
- * Prints "getppid_ns X sendrecv_ns Y pingpong_ns Z": per call (getppid), per
- * send+recv pair and per ping-pong round trip, each the fastest of RUNS runs
+ * Prints "getppid_ns X sendrecv_ns Y pingpong_ns Z tcp_ns T tcp_segs S": per
+ * call (getppid), per send+recv pair, per ping-pong round trip and per TCP
+ * round trip, each the fastest of RUNS runs; S is the TCP segments the
+ * machine received per TCP round trip over the runs (/proc/net/snmp InSegs,
+ * so other traffic adds to it)
  * (of ITERS iterations; ITERS / 10 round trips) (interruptions only ever
  * make a run slower: the fastest run is the CPU's own cost).  Run it pinned
  * to one CPU (taskset): the child inherits the CPU, so that every round trip
@@ -19,7 +27,11 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <signal.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -86,9 +98,83 @@ out:
 	return best;
 }
 
+/* TCP segments received by the machine so far (/proc/net/snmp InSegs), -1 if unknown */
+static long long in_segs(void)
+{
+	char line[1024], names[1024] = "";
+	FILE *f = fopen("/proc/net/snmp", "r");
+	long long v = -1;
+	int col = -1, i;
+	char *t, *save;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "Tcp:", 4))
+			continue;
+		if (!names[0]) {	/* the header line names the columns */
+			strcpy(names, line);
+			for (i = 0, t = strtok_r(names, " \n", &save); t; t = strtok_r(NULL, " \n", &save), i++)
+				if (!strcmp(t, "InSegs"))
+					col = i;
+			continue;
+		}
+		for (i = 0, t = strtok_r(line, " \n", &save); t; t = strtok_r(NULL, " \n", &save), i++)
+			if (i == col)
+				v = atoll(t);
+		break;
+	}
+	fclose(f);
+	return v;
+}
+
+/* ns per TCP round trip of @n (fastest of @runs); *segs: segments per round trip */
+static double tcp_rt(int n, int runs, double *segs)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET };
+	socklen_t al = sizeof(a);
+	int l, c, s, one = 1, r, i;
+	double best = 1e18, t;
+	long long s0, s1;
+	char b = 'x';
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || c < 0 || bind(l, (struct sockaddr *)&a, sizeof(a)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&a, &al) || connect(c, (struct sockaddr *)&a, sizeof(a)))
+		return -1;
+	s = accept(l, NULL, NULL);
+	if (s < 0)
+		return -1;
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(s, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	s0 = in_segs();
+	for (r = 0; r < runs; r++) {
+		t = now_ns();
+		for (i = 0; i < n; i++) {
+			if (send(c, &b, 1, 0) != 1 || recv(s, &b, 1, 0) != 1 ||
+			    send(s, &b, 1, 0) != 1 || recv(c, &b, 1, 0) != 1) {
+				best = -1;
+				goto out;
+			}
+		}
+		t = (now_ns() - t) / n;
+		if (t < best)
+			best = t;
+	}
+	s1 = in_segs();
+	*segs = s0 >= 0 && s1 >= s0 ? (double)(s1 - s0) / ((double)n * runs) : -1;
+out:
+	close(c);
+	close(s);
+	close(l);
+	return best;
+}
+
 int main(int argc, char **argv)
 {
-	double best_gp = 1e18, best_sr = 1e18, pp, t;
+	double best_gp = 1e18, best_sr = 1e18, pp, tcp, segs = -1, t;
 	int iters = 200000, runs = 5, empty = 0, sv[2], opt, r, i;
 	struct sg_empty_bpf *skel = NULL;
 	char c = 'x';
@@ -134,11 +220,13 @@ int main(int argc, char **argv)
 			best_sr = t;
 	}
 	pp = pingpong(iters / 10, runs);
+	tcp = tcp_rt(iters / 10, runs, &segs);
 	sg_empty_bpf__destroy(skel);
-	if (pp < 0) {
-		perror("sgloop: ping-pong");
+	if (pp < 0 || tcp < 0) {
+		perror(pp < 0 ? "sgloop: ping-pong" : "sgloop: tcp");
 		return 1;
 	}
-	printf("getppid_ns %.1f sendrecv_ns %.1f pingpong_ns %.1f\n", best_gp, best_sr, pp);
+	printf("getppid_ns %.1f sendrecv_ns %.1f pingpong_ns %.1f tcp_ns %.1f tcp_segs %.2f\n",
+	       best_gp, best_sr, pp, tcp, segs);
 	return 0;
 }

@@ -63,23 +63,23 @@ static void print_window(const char *tag, const struct slackgov_window *w)
 /*
  * Percentile @q (SLACKGOV_Q_ONE units) of the difference @b - @a of two
  * cumulative latency histograms, us, interpolated linearly inside its
- * bucket as the BPF side does (bpf/latency.bpf.h); -1 when it is empty.
+ * bucket by slackgov_lat_interp() as the BPF side; -1 when it is empty.
  */
 static double hist_pctl(const __u64 *b, const __u64 *a, unsigned int q)
 {
-	double n = 0, cum = 0, rank, c;
+	__u64 n = 0, cum = 0, rank, c;
 	__u32 i;
 
 	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++)
-		n += (double)(b[i] - (a ? a[i] : 0));
-	if (n <= 0)
+		n += b[i] - (a ? a[i] : 0);
+	if (!n)
 		return -1;
-	rank = n * q / SLACKGOV_Q_ONE;
+	/* in 1/SLACKGOV_Q_ONE requests, so that the rank is exact */
+	rank = n * q;
 	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {
-		c = (double)(b[i] - (a ? a[i] : 0));
-		if (c > 0 && cum + c >= rank)
-			return slackgov_lat_lo(i) + (slackgov_lat_lo(i + 1) - slackgov_lat_lo(i)) *
-			       (rank - cum) / c;
+		c = (b[i] - (a ? a[i] : 0)) * SLACKGOV_Q_ONE;
+		if (c && cum + c >= rank)
+			return slackgov_lat_interp(i, rank, cum, c);
 		cum += c;
 	}
 	return slackgov_lat_lo(SLACKGOV_LAT_BUCKETS);
