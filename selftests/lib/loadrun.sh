@@ -81,13 +81,12 @@ lr_target_add() {
 	[ -n "$LR_SLOT" ]
 }
 
-# lr_target_slo US: the running server's target again, now with a p99 SLO of
-# US microseconds (empty: none)
+# lr_target_slo US: the running server's target now with a p99 SLO of US
+# microseconds (empty: none), in place (slackctl target set keeps the slot)
 lr_target_slo() {
 	LR_SLO=$1
 	[ -x "$LR_CTL" ] || return 0
-	"$LR_CTL" target del --pid "$LR_SERVER_PID" >/dev/null 2>&1
-	lr_target_add
+	"$LR_CTL" target set --pid "$LR_SERVER_PID" --slo "${LR_SLO:-none}${LR_SLO:+us}" >/dev/null
 }
 
 lr_server_stop() {
