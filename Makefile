@@ -2,26 +2,48 @@
 # slackgov: in-kernel slack-driven power governor.  "make help" lists targets.
 #
 # Everything is built into $(O) (default build/); the sources are never
-# written to.  The Debian 6.1 guest kernel, its private build tree with module
-# BTF, and the packages are prepared by scripts/setup into $(CACHE), which
-# "make clean" keeps ("make distclean" drops it).
+# written to.  The Debian guest kernels (6.1 and 6.12), their private build
+# trees with module BTF, and the packages are prepared by scripts/setup into
+# $(CACHE), which "make clean" keeps ("make distclean" drops it).
+#
+# KVER: the guest kernels' ABIs, e.g. KVER="6.1.0-56 6.12.117+deb12".  By
+# default the ones scripts/setup picked (the newest 6.1 and 6.12 in the apt
+# index), recorded in $(CACHE)/kernels.mk.  The first is the default kernel:
+# $(O)/kmod and vmlinux.h are its.  The module is built once per kernel, into
+# $(O)/<kernel release>/kmod.
 
-KVER		?= 6.1.0-56
 KFLAVOUR	?= amd64
 O		?= $(CURDIR)/build
 CACHE		?= $(CURDIR)/.cache
-KCACHE		:= $(CACHE)/$(KVER)-$(KFLAVOUR)
-# KDIR: the kernel build tree the module is built against.  The default is
-# the private Debian 6.1 tree that scripts/setup makes (with vmlinux, so that
-# module BTF, and with it the kfuncs, exist).  Override to build for your own
-# running kernel: make KDIR=/lib/modules/$(uname -r)/build
-# VMLINUX_BTF: the BTF base the module's BTF is checked against.
-ifeq ($(origin KDIR),undefined)
-KDIR		:= $(KCACHE)/kdir
-VMLINUX_BTF	?= $(KCACHE)/vmlinux
-else
-VMLINUX_BTF	?= $(KDIR)/vmlinux
+
+# targets that need no kernel: setup is not run for them
+NOKERNEL_GOALS	:= help clean distclean docs setup uninstall dkms-uninstall
+ifeq ($(KVER),)
+ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
+# make runs setup to make this file when it is missing, then restarts
+include $(CACHE)/kernels.mk
 endif
+KVERS		:= $(SETUP_KVERS)
+else
+KVERS		:= $(KVER)
+endif
+KRELS		:= $(addsuffix -$(KFLAVOUR),$(KVERS))
+KREL0		:= $(firstword $(KRELS))
+
+# KDIR: build the module for one other kernel tree instead, e.g. the running
+# kernel's: make KDIR=/lib/modules/$(uname -r)/build.  The build folder is
+# named after its release; VMLINUX_BTF is the BTF base the module's BTF is
+# checked against.
+ifneq ($(origin KDIR),undefined)
+KMOD_KRELS	:= $(shell cat $(KDIR)/include/config/kernel.release 2>/dev/null || echo custom)
+VMLINUX_BTF	?= $(KDIR)/vmlinux
+else
+KMOD_KRELS	:= $(KRELS)
+endif
+# kdir_of KREL / vmlinux_of KREL / setup_of KREL
+kdir_of		= $(if $(filter undefined,$(origin KDIR)),$(CACHE)/$(1)/kdir,$(KDIR))
+vmlinux_of	= $(or $(VMLINUX_BTF),$(CACHE)/$(1)/vmlinux)
+setup_of	= $(if $(filter undefined,$(origin KDIR)),$(CACHE)/$(1)/.setup-done)
 
 CLANG		?= clang
 BPFTOOL		?= bpftool
@@ -37,7 +59,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 MAKEFLAGS += --no-print-directory
 endif
 
-export KVER KFLAVOUR O CACHE KDIR
+export KVERS KFLAVOUR O CACHE
 
 .DELETE_ON_ERROR:
 # keep objects and skeletons that are only intermediates of other targets
@@ -50,11 +72,11 @@ all: kmod bpf userctl tools
 help:
 	@echo 'slackgov targets:'
 	@echo '  all          (default) module, BPF objects, slackctl, test tools'
-	@echo '  setup        install packages, prepare the guest kernel (scripts/setup)'
-	@echo '  kmod         $(O)/kmod/slackgov.ko and the test modules'
+	@echo '  setup        install packages, prepare the guest kernels (scripts/setup)'
+	@echo '  kmod         $(O)/<kernel>/kmod/slackgov.ko and the test modules, per kernel'
 	@echo '  bpf          $(O)/bpf/*.bpf.o and skeletons'
 	@echo '  userctl      $(O)/userctl/slackctl'
-	@echo '  check        every test: host, then guest (T=pattern to filter)'
+	@echo '  check        every test: host, then guest, one boot per kernel (T=pattern)'
 	@echo '  check-host   host tests only      check-guest  guest tests only'
 	@echo '  demo         the governor on its demo workload, with a report'
 	@echo '  bench        the evaluation matrix (long)'
@@ -63,36 +85,47 @@ help:
 	@echo '  uninstall    remove what install laid out'
 	@echo '  dkms-install the module through DKMS for the running kernel'
 	@echo '  clean        remove $(O)    distclean  also the kernel cache'
-	@echo 'Variables: V=1 (verbose) O=dir KDIR=dir KVER=$(KVER) T=test-filter'
+	@echo 'Variables: V=1 (verbose) O=dir KDIR=dir KVER="$(KVERS)" T=test-filter'
 
 # ---- setup ------------------------------------------------------------------
-SETUP_STAMP := $(KCACHE)/.setup-done
-
-setup $(SETUP_STAMP): scripts/setup
+# scripts/setup is idempotent (stamps per step): cheap to run again
+setup:
 	$(Q)scripts/setup
-	$(Q)touch $(SETUP_STAMP)
+
+$(CACHE)/kernels.mk: scripts/setup
+	$(Q)scripts/setup
+
+$(CACHE)/%-$(KFLAVOUR)/.setup-done: scripts/setup
+	$(Q)KVER=$* scripts/setup
 
 # ---- kernel modules -----------------------------------------------------------
-# Kbuild of 6.1 writes objects beside the sources of an external module, so
-# the module sources are mirrored into $(O)/kbuild as symlinks and built there.
-# "O=" for Kbuild: our O (make O=dir) reaches sub-makes through MAKEFLAGS,
-# and Kbuild would take it for the kernel's own output tree.
+# One build per kernel: $(O)/<krel>/kmod/*.ko, and $(O)/kmod points to the
+# default kernel's.  Kbuild of 6.1 writes objects beside the sources of an
+# external module, so the module sources are mirrored into $(O)/<krel>/kbuild
+# as symlinks and built there.  "O=" for Kbuild: our O (make O=dir) reaches
+# sub-makes through MAKEFLAGS, and Kbuild would take it for the kernel's own
+# output tree.
 KSRC := Kbuild kmod include selftests/modules
 KMOD_SRCS := $(shell find $(KSRC) -type f 2>/dev/null)
 
-kmod modules: $(O)/kmod/.stamp
+kmod modules: $(foreach r,$(KMOD_KRELS),$(O)/$(r)/kmod/.stamp)
+	$(Q)[ -L $(O)/kmod ] || rm -rf $(O)/kmod
+	$(Q)ln -sfn $(firstword $(KMOD_KRELS))/kmod $(O)/kmod
 
-$(O)/kmod/.stamp: $(SETUP_STAMP) $(KMOD_SRCS)
-	$(call msg,KBUILD,$(O)/kbuild)
-	$(Q)mkdir -p $(O)/kbuild $(O)/kmod
-	$(Q)find $(O)/kbuild -xtype l -delete	# sources that were removed
-	$(Q)for f in $(KMOD_SRCS); do [ -L $(O)/kbuild/$$f ] || \
-		{ mkdir -p $(O)/kbuild/$$(dirname $$f) && ln -s $(CURDIR)/$$f $(O)/kbuild/$$f; }; done
-	$(Q)$(MAKE) -C $(KDIR) M=$(O)/kbuild O= $(if $(V),V=$(V)) modules $(if $(Q),>$(O)/kbuild.log 2>&1 || \
-		{ cat $(O)/kbuild.log; exit 1; })
-	$(Q)cp $$(find $(O)/kbuild -name '*.ko') $(O)/kmod/
-	$(Q)scripts/check-module-btf $(O)/kmod/slackgov.ko $(VMLINUX_BTF)
-	$(Q)touch $@
+define kmod_rule
+$(O)/$(1)/kmod/.stamp: $(call setup_of,$(1)) $(KMOD_SRCS)
+	$$(call msg,KBUILD,$(O)/$(1)/kbuild)
+	$(Q)mkdir -p $(O)/$(1)/kbuild $(O)/$(1)/kmod
+	$(Q)find $(O)/$(1)/kbuild -xtype l -delete	# sources that were removed
+	$(Q)for f in $(KMOD_SRCS); do [ -L $(O)/$(1)/kbuild/$$$$f ] || \
+		{ mkdir -p $(O)/$(1)/kbuild/$$$$(dirname $$$$f) && ln -s $(CURDIR)/$$$$f $(O)/$(1)/kbuild/$$$$f; }; done
+	$(Q)$(MAKE) -C $(call kdir_of,$(1)) M=$(O)/$(1)/kbuild O= $(if $(V),V=$(V)) modules \
+		$(if $(Q),>$(O)/$(1)/kbuild.log 2>&1 || { cat $(O)/$(1)/kbuild.log; exit 1; })
+	$(Q)cp $$$$(find $(O)/$(1)/kbuild -name '*.ko') $(O)/$(1)/kmod/
+	$(Q)scripts/check-module-btf $(O)/$(1)/kmod/slackgov.ko $(call vmlinux_of,$(1))
+	$(Q)touch $$@
+endef
+$(foreach r,$(KMOD_KRELS),$(eval $(call kmod_rule,$(r))))
 
 # ---- BPF objects and skeletons --------------------------------------------------
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
@@ -112,9 +145,11 @@ vpath %.bpf.c $(sort $(dir $(TEST_BPF_SRCS)))
 
 bpf: $(BPF_OBJS) $(BPF_SKELS) $(TEST_BPF_SKELS)
 
-$(O)/vmlinux.h: $(SETUP_STAMP)
+# CO-RE: the objects built against the default (oldest) kernel's types load
+# on the others
+$(O)/vmlinux.h: $(CACHE)/$(KREL0)/.setup-done
 	$(Q)mkdir -p $(O)
-	$(Q)cp $(KCACHE)/vmlinux.h $@
+	$(Q)cp $(CACHE)/$(KREL0)/vmlinux.h $@
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/vmlinux.h
 	$(call msg,BPF,$@)
