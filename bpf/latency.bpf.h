@@ -87,13 +87,15 @@
  * forgetting measured in requests, not time: its weight on the oldest
  * requests falls as new ones come).  ``lat_q_us`` is read from it at
  * ``slo_q``: the tail of the last ~2000 requests, steady where a 10 ms
- * window holds a few requests only.  2000 was chosen so that p99 has ~20
- * requests above it (its statistical error is then about a fifth of the
- * distance to the next percentile), while at 1000 req/s the horizon is a
- * couple of seconds: a load step shows within a few hundred ms.  With no
- * request the recent histogram does not change.  Windows with requests
- * timed against an SLO count in ``total_slo_windows``, those whose
- * ``lat_win_us`` exceeded ``slo_us`` in ``total_slo_over``.
+ * window holds a few requests only.  2000 was chosen so that p99 rests on
+ * ~20 requests above it (one outlier moves it by one rank in twenty, not
+ * to the maximum), while a tail that rises shows at once: p99 moves as soon
+ * as the slow new requests are 1 % of the horizon, 20 requests (20 ms at
+ * 1000 req/s); an old tail fades as new requests replace it (half of the
+ * weight after ~1400 requests).  With no request the recent histogram
+ * does not change.  Windows with requests timed against an SLO count in
+ * ``total_slo_windows``, those whose ``lat_win_us`` exceeded ``slo_us`` in
+ * ``total_slo_over``.
  */
 
 /* Requests the recent histogram is scaled down to (see the DOC block). */
