@@ -7,6 +7,7 @@
 KVERS=${SG_KVERS:-6.1.0-56}
 FL=${SG_KFLAVOUR:-amd64}
 set -- $KVERS
+K0=$1-$FL	# the default kernel
 
 ktap_plan $((5 * $# + 3))
 for kv in "$@"; do
@@ -27,8 +28,8 @@ for kv in "$@"; do
 	ktap_check 'objdump -s -j .BTF_ids "$KO" | awk "NR>4{print \$2\$3\$4\$5}" | grep -qv "^0*$"' \
 		"$kv: the kfunc id set was resolved by resolve_btfids"
 done
-ktap_check '[ "$(readlink "$SG_BUILD/kmod")" = "$1-$FL/kmod" ]' \
-	"build/kmod is the default kernel's ($1)"
+ktap_check '[ "$(readlink "$SG_BUILD/kmod")" = "$K0/kmod" ]' \
+	"build/kmod is the default kernel's ($K0)"
 ktap_check 'for f in "$SG_BUILD"/selftests/sge2e "$SG_BUILD"/userctl/slackctl; do
 	[ ! -e "$f" ] || file "$f" | grep -q "statically linked" || exit 1; done' \
 	"user binaries are static (they run in the busybox guest)"
