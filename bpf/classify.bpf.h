@@ -89,7 +89,7 @@ static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct 
 	a->exit_pending = 0;
 	a->cv_reqs = a->cv_recvs = a->cv_sum_us = a->cv_sq_us2 = a->cv_start_ns = a->last_cv = 0;
 	a->cv_idle_ns = 0;
-	lat_reset(slot, a);
+	sg_lat_reset(slot);
 	a->incarn++;
 	a->kind = m->kind;
 	a->key[0] = m->key[0];

@@ -194,14 +194,13 @@ static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, _
 	__sync_fetch_and_add(&a->lat_svc_ns, now - rd);
 }
 
-/* State of lat_close()'s walks over the buckets (bpf_loop callbacks). */
+/* State of lat_close()'s walks over the buckets. */
 struct sg_lat_walk {
 	__u32 slot, sidx;
-	__u64 wtotal;			/* the window's requests (pass 1) */
+	__u64 wtotal;			/* the window's requests (sg_lat_take) */
 	__u64 wrank[SG_LAT_NQ];		/* ranks of its percentiles, SG_LAT_FP units */
-	__u64 wcum;
 	__u64 wout[SG_LAT_NQ];		/* percentile + 1, us; 0 = not reached */
-	__u64 rrank, rcum, rout;	/* the same for the recent histogram */
+	__u64 rrank, rout;		/* the same for the recent histogram */
 	__u64 rnum, rden;		/* its scaling, rnum / rden */
 	__u64 rsum;			/* its total after scaling */
 };
@@ -215,73 +214,88 @@ static __always_inline void lat_pctl(__u64 rank, __u64 cum, __u64 c, __u32 b, __
 	*out = 1 + slackgov_lat_interp(b, rank, cum, c);
 }
 
-/* Pass 1: take the window's buckets into the closer's scratch copy. */
-static int lat_take_cb(__u32 i, void *ctx)
+/*
+ * The walks are global functions: the verifier checks each once, with its
+ * loop, and not again at each of maybe_close()'s call sites (nor, as 6.8 and
+ * later do with bpf_loop() callbacks, once per iteration per call site).
+ */
+
+/* Take the window's buckets into the closer's scratch copy; count them. */
+__noinline int sg_lat_take(struct sg_lat_walk *x)
 {
-	struct sg_lat_walk *x = ctx;
-	__u32 slot = x->slot, sidx = x->sidx;
 	struct sg_lat_hist *h;
 	struct sg_acc *a;
+	__u32 slot, sidx, i;
+	__u64 n = 0;
 
+	if (!x)
+		return 0;
+	slot = x->slot;
+	sidx = x->sidx;
 	a = bpf_map_lookup_elem(&acc, &slot);
 	h = bpf_map_lookup_elem(&lat_scratch, &sidx);
-	if (!a || !h || i >= SLACKGOV_LAT_BUCKETS)
-		return 1;
-	h->b[i] = __sync_lock_test_and_set(&a->lat_win[i], 0);
-	x->wtotal += h->b[i];
+	if (!a || !h)
+		return 0;
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {
+		h->b[i] = __sync_lock_test_and_set(&a->lat_win[i], 0);
+		n += h->b[i];
+	}
+	x->wtotal = n;
 	return 0;
 }
 
-/* Pass 2: the window's percentiles; its buckets into the cumulative and
- * the recent histogram; the recent one's percentile and scaling. */
-static int lat_fold_cb(__u32 i, void *ctx)
+/* The window's percentiles; its buckets into the cumulative and the recent
+ * histogram; the recent one's percentile and scaling. */
+__noinline int sg_lat_fold(struct sg_lat_walk *x)
 {
-	struct sg_lat_walk *x = ctx;
-	__u32 slot = x->slot, sidx = x->sidx;
 	struct slackgov_target_state *st;
+	__u64 c, r, wcum = 0, rcum = 0;
 	struct sg_lat_hist *h;
 	struct sg_acc *a;
-	__u64 c, r;
+	__u32 slot, sidx, i;
 
+	if (!x || !x->rden)
+		return 0;
+	slot = x->slot;
+	sidx = x->sidx;
 	a = bpf_map_lookup_elem(&acc, &slot);
 	st = bpf_map_lookup_elem(&windows, &slot);
 	h = bpf_map_lookup_elem(&lat_scratch, &sidx);
-	if (!a || !st || !h || i >= SLACKGOV_LAT_BUCKETS)
-		return 1;
-	c = h->b[i];
-	st->lat_hist[i] += c;
-	c *= SG_LAT_FP;
-	lat_pctl(x->wrank[0], x->wcum, c, i, &x->wout[0]);
-	lat_pctl(x->wrank[1], x->wcum, c, i, &x->wout[1]);
-	lat_pctl(x->wrank[2], x->wcum, c, i, &x->wout[2]);
-	lat_pctl(x->wrank[3], x->wcum, c, i, &x->wout[3]);
-	x->wcum += c;
-	r = a->lat_recent[i] + c;
-	lat_pctl(x->rrank, x->rcum, r, i, &x->rout);
-	x->rcum += r;
-	r = r * x->rnum / x->rden;
-	a->lat_recent[i] = r;
-	x->rsum += r;
-	return 0;
-}
-
-static int lat_zero_cb(__u32 i, void *ctx)
-{
-	__u32 slot = *(__u32 *)ctx;
-	struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
-
-	if (!a || i >= SLACKGOV_LAT_BUCKETS)
-		return 1;
-	a->lat_win[i] = 0;
-	a->lat_recent[i] = 0;
+	if (!a || !st || !h)
+		return 0;
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {
+		c = h->b[i];
+		st->lat_hist[i] += c;
+		c *= SG_LAT_FP;
+		lat_pctl(x->wrank[0], wcum, c, i, &x->wout[0]);
+		lat_pctl(x->wrank[1], wcum, c, i, &x->wout[1]);
+		lat_pctl(x->wrank[2], wcum, c, i, &x->wout[2]);
+		lat_pctl(x->wrank[3], wcum, c, i, &x->wout[3]);
+		wcum += c;
+		r = a->lat_recent[i] + c;
+		lat_pctl(x->rrank, rcum, r, i, &x->rout);
+		rcum += r;
+		r = r * x->rnum / x->rden;
+		a->lat_recent[i] = r;
+		x->rsum += r;
+	}
 	return 0;
 }
 
 /* A slot changes owner: no request, no history (under the closing flag). */
-static __always_inline void lat_reset(__u32 slot, struct sg_acc *a)
+__noinline int sg_lat_reset(__u32 slot)
 {
+	struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
+	__u32 i;
+
+	if (!a)
+		return 0;
 	a->lat_n = a->lat_ns = a->lat_queue_ns = a->lat_svc_ns = a->lat_rtotal = a->lat_q_us = 0;
-	bpf_loop(SLACKGOV_LAT_BUCKETS, lat_zero_cb, &slot, 0);
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {	/* volatile: no memset call */
+		*(volatile __u64 *)&a->lat_win[i] = 0;
+		*(volatile __u64 *)&a->lat_recent[i] = 0;
+	}
+	return 0;
 }
 
 static __always_inline __u32 lat_u32(__u64 v)
@@ -292,8 +306,8 @@ static __always_inline __u32 lat_u32(__u64 v)
 /*
  * The window of @slot closes (under the closing flag): its latency figures
  * into @w, its buckets into the cumulative and recent histograms of @st and
- * @a, and the SLO counts.  Two walks over the buckets, with bpf_loop() so
- * that the verifier checks each callback once.
+ * @a, and the SLO counts: two walks over the buckets (sg_lat_take(),
+ * sg_lat_fold()).
  */
 static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 				      struct slackgov_target_state *st,
@@ -305,7 +319,7 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 	w->slo_us = a->slo_us;
 	w->slo_q = a->slo_q;
 	q = a->slo_us && a->slo_q && a->slo_q <= SLACKGOV_Q_ONE ? a->slo_q : SLACKGOV_Q_DEFAULT;
-	bpf_loop(SLACKGOV_LAT_BUCKETS, lat_take_cb, &x, 0);
+	sg_lat_take(&x);
 	n = xchg0(&a->lat_n);
 	qs = xchg0(&a->lat_queue_ns);
 	ss = xchg0(&a->lat_svc_ns);
@@ -328,7 +342,7 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 		x.rnum = SG_LAT_HORIZON * SG_LAT_FP;
 		x.rden = rnew;
 	}
-	bpf_loop(SLACKGOV_LAT_BUCKETS, lat_fold_cb, &x, 0);
+	sg_lat_fold(&x);
 	a->lat_rtotal = x.rsum;
 	w->nr_lat = lat_u32(x.wtotal);
 	w->lat_p50_us = x.wout[0] ? lat_u32(x.wout[0] - 1) : 0;
