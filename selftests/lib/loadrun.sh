@@ -114,7 +114,8 @@ lr_freqs() { tr ' ' '\n' < $LR_POL1/scaling_available_frequencies | sed '/^$/d' 
 lr_lat() { [ -n "$LR_SLOT" ] && "$LR_T/sgwin" -s "$LR_SLOT" 2>/dev/null | sed -n 's/^lat //p'; }
 lr_lat_diff() {
 	echo "$1 | $2" | awk '
-	function lo(b,   k) { if (b < 8) return b; k = int(b / 8) + 2; return (8 + b % 8) * 2 ^ (k - 3) }
+	function lo(b,   k, v) { if (b < 8) return b	# no ^: busybox awk has no libm
+		v = 8 + b % 8; for (k = int(b / 8) + 2; k > 3; k--) v *= 2; return v }
 	function rd(i, pre,   j, kv, m, h, e) {
 		for (j = i; j <= NF && $j != "|"; j++) {
 			split($j, kv, "=")
