@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # common.sh - shared setup of the governor tests (sourced, busybox ash):
 # load vfreq.ko and slackgov.ko, put the "slack" governor on chosen CPUs,
-# restore everything at exit (through ktap.sh's sg_defer).
+# restore everything at exit (through ktap.sh's sg_defer).  SG_FAST_SWITCH=1
+# before sourcing runs the test on the driver's fast-switch path.
 
 GOV=/sys/devices/system/cpu/cpufreq/slack
 TR=/sys/kernel/tracing
@@ -19,7 +20,11 @@ sg_setup() {
 	[ -e "$SG_BUILD/kmod/slackgov.ko" ] || ktap_skip_all "slackgov.ko not built"
 	# emulate=0: a plain table driver.  These tests check decisions, not
 	# the slowdown, and vfreq's slowdown currently freezes the TCG guest.
-	insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 || ktap_skip_all "vfreq.ko does not load"
+	# SG_FAST_SWITCH=1 (the *-fast.sh variants): the driver offers
+	# ->fast_switch, so the governor switches from its irq_work on the
+	# policy's CPU instead of from its kthread
+	insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 ${SG_FAST_SWITCH:+fast_switch=$SG_FAST_SWITCH} ||
+		ktap_skip_all "vfreq.ko does not load${SG_FAST_SWITCH:+ with fast_switch=$SG_FAST_SWITCH}"
 	sg_defer "rmmod vfreq"
 	insmod "$SG_BUILD/kmod/slackgov.ko" || { echo "# insmod slackgov failed"; return 1; }
 	sg_defer "sg_rmmod_slackgov"

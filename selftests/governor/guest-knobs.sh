@@ -5,13 +5,18 @@
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/governor/common.sh"
 
-# name min max (as in kmod/sysfs.c)
-KNOBS="setpoint:0:1000 kp:0:10000 ki:0:10000 kd:0:10000 deadband:0:500
-sat_cv:0:1000000 stale_ms:5:60000 safe_khz:0:100000000 rate_limit_us:0:1000000
-idle_tight_slack:0:1000 idle_relax_slack:0:1000 idle_latency_us:0:100000 ff_gain:0:10000"
-STATS="mode decisions boosts fallbacks last_slack last_freq last_reason idle_qos"
+# name:min:max, from SLACKGOV_GOV_KNOBS in include/uapi/slackgov.h (the list
+# the module builds its attributes from), so a knob added there is tested here
+KNOBS=$(sed -n 's/^[[:space:]]*X(\([a-z_]*\),[[:space:]]*\([0-9]*\),[[:space:]]*\([0-9]*\),[[:space:]]*\([A-Z0-9_]*\),.*/\1:\3:\4/p' \
+	"$SG_TOP/include/uapi/slackgov.h" | sed "s/:SLACKGOV_CV_MAX$/:$(sed -n 's/^#define SLACKGOV_CV_MAX[[:space:]]*\([0-9]*\).*/\1/p' \
+	"$SG_TOP/include/uapi/slackgov.h")/")
+NK=$(echo "$KNOBS" | wc -l)
+STATS="mode decisions boosts fallbacks last_slack last_freq last_reason last_slo_us last_lat_us
+last_slo_k idle_qos"
 
-ktap_plan 36
+ktap_plan $((2 * NK + 11))
+ktap_note "knobs: $(echo $KNOBS)"
+[ "$NK" -ge 15 ] || ktap_fail "the knob list of slackgov.h was not read ($NK knobs)"
 sg_setup 0 1 || { ktap_fail "setup"; ktap_finished; }
 ktap_check '[ -d $GOV ]' "tunables directory $GOV exists"
 all_knobs() { for k in $KNOBS; do printf '%s=%s ' "${k%%:*}" "$(knob ${k%%:*})"; done; }
@@ -59,10 +64,12 @@ ktap_eq "350 300 200 0 50 3000 50 0" \
 ktap_eq "150 350 20 0" \
 	"$(for n in idle_tight_slack idle_relax_slack idle_latency_us ff_gain; do knob $n; done | xargs)" \
 	"idle and feed-forward knobs read back their defaults"
+ktap_eq "200 500" "$(knob slo_margin) $(knob slo_gain)" "SLO knobs read back their defaults"
 ktap_cmp "$(knob rate_limit_us)" -gt 0 "rate_limit_us defaults from the driver ($(knob rate_limit_us) us)"
 ktap_check '! (echo 1 > $(pol 1)/slack/decisions) 2>/dev/null' "stats are read-only"
 
 missing=""
+STATS=$(echo $STATS)
 for s in $STATS; do [ -r "$(pol 1)/slack/$s" ] || missing="$missing $s"; done
 ktap_eq "" "$missing" "policy stats: $STATS"
 ktap_eq util "$(gstat 1 mode)" "a policy without targets is in util mode"

@@ -18,9 +18,22 @@
  *      f the current scaling_cur_freq of the first CPU of -C (so the governor
  *      closes the loop), phase after phase, MS each.  Prints one line per
  *      sample: "sample i=N phase=P load=L khz=F slack=S".
+ *   -S SLO_US[:Q]  the target's SLO (Q in ten-thousandths, default 9900)
+ *   -n NR_LAT -l LAT_Q_US -w LAT_WIN_US -q QUEUE_US -v SVC_US  latency fields
+ *   -M RATE:MS[,RATE:MS...]  queue mode: a synthetic M/M/1 server (the
+ *      SLO law's model) with RATE requests per second, each -v SVC_US of
+ *      work at the highest frequency (default 1000), served at the current
+ *      frequency f of the first CPU of -C; per window it reports the busy
+ *      share as slack, svc, the mean queueing, the window's p-quantile and
+ *      the one over the last ~2000 requests.  At rho >= 1 a backlog builds
+ *      (and drains later at the rate the frequency allows).  -B BIAS
+ *      (percent, default 100) scales the tail and the queue (a server
+ *      burstier than the model).  Prints one line per sample:
+ *      "sample i=N phase=P rate=R khz=F slack=S queue=Q lat=P99 latq=P99R".
  * Prints "ok=N err=N last_ret=N" at the end; exit 0 when the feed loaded.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +109,62 @@ static int parse_cpus(const char *arg, struct slackgov_sample *s)
 	return ret;
 }
 
+/*
+ * Queue mode (-M): an M/M/1 server with service svc0 * fmax / f.  Its
+ * sojourn time at quantile q is c_q / (mu - lambda), c_q = ln(1 / (1 - q)),
+ * its mean queueing rho / (mu - lambda); with rho >= 1 the work that does
+ * not fit in a window is carried as a backlog, whose wait adds to both.
+ * The percentile over recent requests starts at the first window's and
+ * follows the window's with a weight of the window's requests over 2000
+ * (the BPF side's horizon).
+ */
+static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int fcpu,
+		      long fmax_khz, long interval, const long *rate, const long *ms, int n,
+		      long bias)
+{
+	double svc0 = s->svc_us ? s->svc_us : 1000, backlog = 0, latq = 0;
+	double q = (s->slo_q ? s->slo_q : SLACKGOV_Q_DEFAULT) / (double)SLACKGOV_Q_ONE;
+	double cq = log(1 / (1 - fmin(q, 0.9999))), b = bias / 100.0;
+	double win_us = interval * 1000.0;
+	__u32 zero = 0;
+	int ph, i = 0;
+	double end;
+
+	for (ph = 0; ph < n; ph++) {
+		for (end = now_ms() + ms[ph]; now_ms() < end; i++) {
+			long khz = read_khz(fcpu, "scaling_cur_freq");
+			double svc = svc0 * fmax_khz / (khz > 0 ? khz : fmax_khz);
+			double lam = rate[ph] / 1e6, rho = lam * svc;	/* per us */
+			double gap = 1 / svc - lam, wait, p99, queue, nr = lam * win_us;
+
+			/* backlog: work left over from windows at rho >= 1, in us */
+			backlog = fmax(0, backlog + (rho - 1) * win_us);
+			wait = backlog / 2;		/* mean over the window */
+			if (gap > 1 / (100 * svc)) {
+				queue = b * rho / gap + wait;
+				p99 = b * cq / gap + wait;
+			} else {			/* rho > 0.99: bounded by the backlog */
+				queue = b * 100 * svc + wait;
+				p99 = b * cq * 100 * svc + wait;
+			}
+			latq = latq ? latq + (p99 - latq) * fmin(nr / 2000, 1) : p99;
+			s->slack = rho >= 1 ? 0 : (__u32)((1 - rho) * 1000);
+			s->nr_lat = (__u32)(nr + 0.5);
+			s->svc_us = (__u32)svc;
+			s->queue_us = (__u32)fmin(queue, SLACKGOV_LAT_MAX_US);
+			s->lat_win_us = (__u32)fmin(p99, SLACKGOV_LAT_MAX_US);
+			s->lat_q_us = (__u32)fmin(latq, SLACKGOV_LAT_MAX_US);
+			s->rps = rate[ph];
+			bpf_map_update_elem(bpf_map__fd(skel->maps.sample), &zero, s, BPF_ANY);
+			syscall(SYS_getppid);
+			printf("sample i=%d phase=%d rate=%ld khz=%ld slack=%u queue=%u lat=%u latq=%u\n",
+			       i, ph, rate[ph], khz, s->slack, s->queue_us, s->lat_win_us,
+			       s->lat_q_us);
+			usleep(interval * 1000);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct slackgov_sample s = {
@@ -111,7 +180,10 @@ int main(int argc, char **argv)
 	__u32 zero = 0;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:L:")) != -1) {
+	long mm_rate[MAX_PHASES], mm_ms[MAX_PHASES], bias = 100;
+	int nmm = 0;
+
+	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:L:S:n:l:w:q:v:M:B:")) != -1) {
 		switch (opt) {
 		case 's': s.slack = strtoul(optarg, NULL, 10); break;
 		case 'c': s.cv = strtoul(optarg, NULL, 10); break;
@@ -130,6 +202,26 @@ int main(int argc, char **argv)
 		case 'f': s.flags = strtoul(optarg, NULL, 0); break;
 		case 'i': interval = strtol(optarg, NULL, 10); break;
 		case 'd': duration = strtol(optarg, NULL, 10); break;
+		case 'S':
+			s.slo_q = SLACKGOV_Q_DEFAULT;
+			if (sscanf(optarg, "%u:%u", &s.slo_us, &s.slo_q) < 1) {
+				fprintf(stderr, "sginject: bad SLO %s\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n': s.nr_lat = strtoul(optarg, NULL, 10); break;
+		case 'l': s.lat_q_us = strtoul(optarg, NULL, 10); break;
+		case 'w': s.lat_win_us = strtoul(optarg, NULL, 10); break;
+		case 'q': s.queue_us = strtoul(optarg, NULL, 10); break;
+		case 'v': s.svc_us = strtoul(optarg, NULL, 10); break;
+		case 'B': bias = strtol(optarg, NULL, 10); break;
+		case 'M':
+			nmm = parse_phases(optarg, mm_rate, mm_ms);
+			if (nmm <= 0) {
+				fprintf(stderr, "sginject: bad rate list\n");
+				return 2;
+			}
+			break;
 		case 'L':
 			nphases = parse_phases(optarg, ph_load, ph_ms);
 			if (nphases <= 0) {
@@ -139,7 +231,9 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr, "usage: sginject [-s SLACK] [-c CV] [-C CPUS] [-t TARGET] "
-				"[-p SETPOINT] [-r RPS] [-V VER] [-z SIZE] [-f FLAGS] [-i MS] [-d MS]\n");
+				"[-p SETPOINT] [-r RPS] [-V VER] [-z SIZE] [-f FLAGS] [-i MS] [-d MS]\n"
+				"       [-L LOAD:MS,...] [-S SLO_US[:Q]] [-n NR] [-l LATQ] [-w LATWIN] [-q QUEUE]\n"
+				"       [-v SVC] [-M RATE:MS,... [-B BIAS]]\n");
 			return 2;
 		}
 	}
@@ -147,7 +241,7 @@ int main(int argc, char **argv)
 		s.cpus[0] = 1;
 	while (fcpu < SLACKGOV_MAX_CPUS - 1 && !(s.cpus[fcpu / 64] & (1ULL << (fcpu % 64))))
 		fcpu++;
-	if (nphases) {
+	if (nphases || nmm) {
 		fmax = read_khz(fcpu, "cpuinfo_max_freq");
 		if (fmax <= 0) {
 			fprintf(stderr, "sginject: no cpufreq on cpu%d\n", fcpu);
@@ -172,7 +266,9 @@ int main(int argc, char **argv)
 		sg_inject_bpf__destroy(skel);
 		return 1;
 	}
-	if (nphases) {
+	if (nmm) {
+		run_queue(skel, &s, fcpu, fmax, interval, mm_rate, mm_ms, nmm, bias);
+	} else if (nphases) {
 		int ph, i = 0;
 
 		for (ph = 0; ph < nphases; ph++) {
