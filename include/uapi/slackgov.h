@@ -183,7 +183,8 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  * @util:	target on-CPU time / window length, thousandths per CPU summed
  *		(2000 == two CPUs fully busy)
  * @setpoint:	target's own slack setpoint in thousandths, 0 = governor default
- * @rps:	observed requests per second (1e9 / mean inter-send interval)
+ * @rps:	observed requests per second: the window's sends per second of
+ *		its length (nr_send * 10^9 / len_ns); at most 10^8
  * @nr_send:	successful send-family calls in the window
  * @nr_recv:	successful recv-family calls in the window
  * @nr_wait:	wait-family calls that returned events in the window
