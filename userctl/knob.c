@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * knob.c - slackctl set / get: one name space over the BPF side's settings
- * (the pinned sg_config map) and the governor's sysfs tunables.  The table
- * is the one place that knows names, units and ranges (the governor's
- * ranges and defaults mirror kmod/sysfs.c; the kernel checks them again,
- * and selftests/slackctl/guest-slackctl.sh compares the defaults).
+ * (the pinned sg_config map) and the governor's sysfs tunables.  The
+ * governor's names, defaults, ranges and units come from
+ * SLACKGOV_GOV_KNOBS in include/uapi/slackgov.h, the list the module builds
+ * its sysfs files from; the BPF side's two are here.  Values are read by
+ * number.c's parser, whose units follow the knob's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,34 +16,15 @@
 #include <bpf/bpf.h>
 #include "slackctl.h"
 
+#define SC_GOV_KNOB(name, def, min, max, unit) { #name, false, SC_##unit, min, max, def },
+
+/* the BPF side's: window length (0 = by count only), sends per window (0 = off) */
 const struct sc_knob sc_knobs[] = {
-	{ "setpoint", false, SC_PERMILLE, 0, 1000, 350, "slack to hold (share of worker time waiting)" },
-	{ "kp", false, SC_GAIN, 0, 10000, 300, "proportional gain" },
-	{ "ki", false, SC_GAIN, 0, 10000, 200, "integral gain" },
-	{ "kd", false, SC_GAIN, 0, 10000, 0, "derivative gain" },
-	{ "deadband", false, SC_PERMILLE, 0, 500, 50, "error band with no change" },
-	{ "sat_cv", false, SC_PERMILLE, 0, 1000000, 3000, "inter-recv CV that boosts to max" },
-	{ "stale_ms", false, SC_MS, 5, 60000, 50, "sample age that falls back to safe_khz" },
-	{ "safe_khz", false, SC_KHZ, 0, 100000000, 0, "stale-signal frequency (0 = policy max)" },
-	{ "rate_limit_us", false, SC_US, 0, 1000000, 0, "minimum time between changes" },
-	{ "idle_tight_slack", false, SC_PERMILLE, 0, 1000, 150, "slack below which idle is kept shallow" },
-	{ "idle_relax_slack", false, SC_PERMILLE, 0, 1000, 350, "slack above which idle is unconstrained" },
-	{ "idle_latency_us", false, SC_US, 0, 100000, 20, "resume latency limit when tight" },
-	{ "ff_gain", false, SC_GAIN, 0, 10000, 0, "RPS feed-forward gain" },
-	{ "window", true, SC_NS, 0, 10000000000ULL, 10000000, "window length (0 = by count only)" },
-	{ "window_sends", true, SC_COUNT, 0, 1000000, 0, "close a window after this many sends (0 = off)" },
+	SLACKGOV_GOV_KNOBS(SC_GOV_KNOB)
+	{ "window", true, SC_NS, 0, 10000000000ULL, 10000000 },
+	{ "window_sends", true, SC_COUNT, 0, 1000000, 0 },
 	{ 0 }
 };
-
-const char *sc_unit_name(enum sc_unit u)
-{
-	static const char *const names[] = {
-		[SC_PERMILLE] = "thousandths (or %)", [SC_GAIN] = "x1000",
-		[SC_MS] = "ms", [SC_US] = "us", [SC_KHZ] = "kHz", [SC_NS] = "ns (or 10ms, 500us, 1s)",
-		[SC_COUNT] = "count",
-	};
-	return names[u];
-}
 
 const struct sc_knob *sc_knob_find(const char *name)
 {
@@ -50,52 +32,6 @@ const struct sc_knob *sc_knob_find(const char *name)
 		if (!strcmp(sc_knobs[i].name, name))
 			return &sc_knobs[i];
 	return NULL;
-}
-
-/* ns per unit suffix, for time knobs */
-static int time_scale(const char *sfx, unsigned long long *ns)
-{
-	if (!strcmp(sfx, "ns")) *ns = 1;
-	else if (!strcmp(sfx, "us")) *ns = 1000;
-	else if (!strcmp(sfx, "ms")) *ns = 1000000;
-	else if (!strcmp(sfx, "s")) *ns = 1000000000ULL;
-	else return -1;
-	return 0;
-}
-
-int sc_parse_value(const struct sc_knob *k, const char *arg, unsigned long long *out)
-{
-	unsigned long long v, ns, base;
-	char *end;
-
-	errno = 0;
-	if (!arg || !*arg || *arg == '-')
-		goto bad;
-	v = strtoull(arg, &end, 10);
-	if (errno || end == arg)
-		goto bad;
-	if (*end == '%') {
-		if (k->unit != SC_PERMILLE || end[1])
-			goto bad;
-		v *= 10;
-	} else if (*end) {
-		if (k->unit != SC_MS && k->unit != SC_US && k->unit != SC_NS)
-			goto bad;
-		if (time_scale(end, &ns))
-			goto bad;
-		base = k->unit == SC_MS ? 1000000 : k->unit == SC_US ? 1000 : 1;
-		if (v > ~0ULL / ns || (v * ns) % base)
-			goto bad;
-		v = v * ns / base;
-	}
-	if (v < k->min || v > k->max)
-		return sc_err("%s: %s is out of range %llu..%llu %s", k->name, arg, k->min, k->max,
-			      sc_unit_name(k->unit));
-	*out = v;
-	return 0;
-bad:
-	return sc_err("%s: bad value '%s' (unit: %s, range %llu..%llu)", k->name, arg ? arg : "",
-		      sc_unit_name(k->unit), k->min, k->max);
 }
 
 static int bpf_cfg(struct slackgov_bpf_config *c, int *fd)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -41,6 +42,51 @@ static void unpin_all(void)
 	unpin_dir(SLACKGOV_PIN_DIR);
 }
 
+/*
+ * A load pins into a folder of its own, SC_STAGE_PREFIX<pid>, and renames it
+ * to SLACKGOV_PIN_DIR when every map and link is pinned: a load killed on
+ * the way (SIGKILL cannot be blocked) leaves no half-made SLACKGOV_PIN_DIR,
+ * only its staging folder, which the next load removes.  The rename is also
+ * the claim: it fails when another load renamed first (bpffs renames a
+ * folder only onto a missing or empty one).
+ */
+#define SC_STAGE_PREFIX	SLACKGOV_PIN_DIR "-loading-"	/* bpffs refuses dots */
+
+/* remove the staging folders of loads that died (their PID is gone) */
+static void remove_dead_stages(void)
+{
+	const char *base = strrchr(SC_STAGE_PREFIX, '/') + 1;
+	char dir[512], links[600];
+	struct dirent *e;
+	DIR *d = opendir("/sys/fs/bpf");
+	char *end;
+	long pid;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, base, strlen(base)))
+			continue;
+		pid = strtol(e->d_name + strlen(base), &end, 10);
+		snprintf(dir, sizeof(dir), "/sys/fs/bpf/%s", e->d_name);
+		if (*end || pid <= 0 || (kill(pid, 0) && errno == ESRCH)) {
+			snprintf(links, sizeof(links), "%s/links", dir);
+			unpin_dir(links);
+			unpin_dir(dir);
+		}
+	}
+	closedir(d);
+}
+
+/* for the tests: stop (SIGSTOP) after pinning this many objects, so that a
+ * test can kill the load in its pinning phase */
+static long stop_after_pins(void)
+{
+	const char *s = getenv("SLACKCTL_TEST_STOP_AFTER_PINS");
+
+	return s ? strtol(s, NULL, 10) : -1;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -69,27 +115,37 @@ int do_load(int argc, char **argv)
 	size_t elf_sz;
 	struct bpf_map *map;
 	const char *mode = "auto";
-	char path[512];
+	char path[600], stage[512] = "", stage_links[520] = "";
+	long stop_at = stop_after_pins(), pins = 0;
 	sigset_t oldmask;
 	bool blocked = false;
 	bool feed;
 	int err;
 
 	while (argc > 0) {
-		if (is_prefix(argv[0], "--feed") && argc > 1) {
+		if (is_prefix(argv[0], "--feed") && strlen(argv[0]) > 2) {
+			if (argc < 2)
+				return sc_err("load: '--feed' needs a value (auto, on or off)");
 			mode = argv[1];
 			NEXT_ARG();
 			NEXT_ARG();
 		} else {
-			return sc_err("load: unexpected '%s' (usage: slackctl load [--feed auto|on|off])", argv[0]);
+			return sc_err("load: unexpected '%s' (usage: slackctl load [--feed { auto | on | off }])", argv[0]);
 		}
 	}
 	if (strcmp(mode, "auto") && strcmp(mode, "on") && strcmp(mode, "off"))
 		return sc_err("load: --feed takes auto, on or off, not '%s'", mode);
 	if (sc_check_env(SC_NEED_PINS))
 		return -1;
-	if (sc_loaded() || access(SLACKGOV_PIN_DIR, F_OK) == 0)
+	remove_dead_stages();
+	if (sc_loaded())
 		return sc_err("already loaded (%s exists): run 'slackctl unload' first", SLACKGOV_PIN_DIR);
+	/* an empty folder is replaced by the rename below; anything else is not ours to remove */
+	if (rmdir(SLACKGOV_PIN_DIR) && errno != ENOENT && sc_loaded())
+		return sc_err("already loaded (%s exists): run 'slackctl unload' first", SLACKGOV_PIN_DIR);
+	if (access(SLACKGOV_PIN_DIR, F_OK) == 0)
+		return sc_err("%s is incomplete (a load or unload was interrupted): run 'slackctl unload', then 'slackctl load'",
+			      SLACKGOV_PIN_DIR);
 	feed = sc_module_loaded();
 	if (!strcmp(mode, "on") && !feed)
 		return sc_err("--feed on: slackgov.ko is not loaded (modprobe slackgov)");
@@ -105,36 +161,35 @@ int do_load(int argc, char **argv)
 	if (!err)
 		err = set_feed(obj, feed);
 	if (err) {
-		sc_err("cannot load the BPF programs: %s (slackctl -v load shows the verifier log)",
-		       strerror(-err));
+		if (feed && !sc_module_loaded())
+			sc_err("cannot load the BPF programs: slackgov.ko was removed meanwhile "
+			       "(modprobe slackgov and load again, or load --feed off)");
+		else
+			sc_err("cannot load the BPF programs: %s (slackctl -v load shows the verifier log)",
+			       strerror(-err));
 		goto out;
 	}
-	/* from here on a signal would leave a half-made tree: hold them until done */
+	/* from here on a signal would leave a half-made stage: hold them until done */
 	sc_block_signals(&oldmask);
 	blocked = true;
-	/* mkdir is the claim: a concurrent load that made the folder first owns it */
-	if (mkdir(SLACKGOV_PIN_DIR, 0700)) {
+	snprintf(stage, sizeof(stage), "%s%d", SC_STAGE_PREFIX, getpid());
+	snprintf(stage_links, sizeof(stage_links), "%s/links", stage);
+	if (mkdir(stage, 0700) || mkdir(stage_links, 0700)) {
 		err = -errno;
-		if (errno == EEXIST)
-			sc_err("already loaded (%s exists): run 'slackctl unload' first", SLACKGOV_PIN_DIR);
-		else
-			sc_err("cannot create %s: %s", SLACKGOV_PIN_DIR, strerror(errno));
-		goto out;
-	}
-	if (mkdir(SC_LINK_DIR, 0700)) {
-		err = -errno;
-		sc_err("cannot create %s: %s", SC_LINK_DIR, strerror(errno));
+		sc_err("cannot create %s: %s", stage, strerror(errno));
 		goto fail;
 	}
 	bpf_object__for_each_map(map, obj) {
 		if (ends_with(bpf_map__name(map), ".bss") || ends_with(bpf_map__name(map), ".rodata"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s", SLACKGOV_PIN_DIR, bpf_map__name(map));
+		snprintf(path, sizeof(path), "%s/%s", stage, bpf_map__name(map));
 		err = bpf_map__pin(map, path);
 		if (err) {
 			sc_err("cannot pin %s: %s", path, strerror(-err));
 			goto fail;
 		}
+		if (++pins == stop_at)
+			raise(SIGSTOP);
 	}
 	bpf_object__for_each_program(prog, obj) {
 		struct bpf_link *link;
@@ -147,13 +202,23 @@ int do_load(int argc, char **argv)
 			sc_err("cannot attach %s: %s", bpf_program__name(prog), strerror(errno));
 			goto fail;
 		}
-		snprintf(path, sizeof(path), "%s/%s", SC_LINK_DIR, bpf_program__name(prog));
+		snprintf(path, sizeof(path), "%s/%s", stage_links, bpf_program__name(prog));
 		err = bpf_link__pin(link, path);
 		bpf_link__destroy(link);	/* the pin holds it */
 		if (err) {
 			sc_err("cannot pin %s: %s", path, strerror(-err));
 			goto fail;
 		}
+		if (++pins == stop_at)
+			raise(SIGSTOP);
+	}
+	if (rename(stage, SLACKGOV_PIN_DIR)) {
+		err = -errno;
+		if (errno == ENOTEMPTY || errno == EEXIST)
+			sc_err("already loaded (%s exists): run 'slackctl unload' first", SLACKGOV_PIN_DIR);
+		else
+			sc_err("cannot rename %s to %s: %s", stage, SLACKGOV_PIN_DIR, strerror(errno));
+		goto fail;
 	}
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
@@ -167,7 +232,8 @@ int do_load(int argc, char **argv)
 	err = 0;
 	goto out;
 fail:
-	unpin_all();	/* no partial state */
+	unpin_dir(stage_links);	/* no partial state */
+	unpin_dir(stage);
 out:
 	bpf_object__close(obj);
 	if (blocked)
@@ -184,8 +250,12 @@ int do_unload(int argc, char **argv)
 		return sc_err("unload: unexpected '%s'", argv[0]);
 	if (sc_check_env(SC_NEED_PINS))
 		return -1;
-	if (access(SLACKGOV_PIN_DIR, F_OK))
+	remove_dead_stages();
+	if (access(SLACKGOV_PIN_DIR, F_OK) && errno == ENOENT)
 		return sc_err("not loaded (no %s)", SLACKGOV_PIN_DIR);
+	if (access(SLACKGOV_PIN_DIR, F_OK))
+		return sc_err("cannot see %s: %s (the pins are root's: run slackctl as root)",
+			      SLACKGOV_PIN_DIR, strerror(errno));
 	sc_block_signals(&oldmask);
 	lock = sc_lock();	/* not while a target change is half done */
 	unpin_all();

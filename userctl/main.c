@@ -32,13 +32,22 @@ bool pretty_output;
 bool verbose;
 json_writer_t *json_wtr;
 
-int sc_err(const char *fmt, ...)
+/* errors and warnings are one line of printable ASCII: arguments are echoed in them */
+static void sc_vformat(char *out, size_t len, const char *fmt, va_list ap)
 {
 	char msg[512];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sc_sanitize(msg, out, len);
+}
+
+int sc_err(const char *fmt, ...)
+{
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	sc_vformat(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
@@ -48,6 +57,17 @@ int sc_err(const char *fmt, ...)
 		fprintf(stderr, "Error: %s\n", msg);
 	}
 	return -1;
+}
+
+void sc_warn(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	sc_vformat(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Warning: %s\n", msg);
 }
 
 bool is_prefix(const char *arg, const char *word)
@@ -153,6 +173,25 @@ bool sc_loaded(void)
 	return access(SLACKGOV_PIN_DIR "/windows", F_OK) == 0;
 }
 
+int sc_need_loaded(void)
+{
+	struct stat st;
+
+	if (stat(SLACKGOV_PIN_DIR, &st)) {
+		if (errno == ENOENT)
+			return sc_err("not loaded: run 'slackctl load' first");
+		return sc_err("cannot see %s: %s (the pins are root's: run slackctl as root)",
+			      SLACKGOV_PIN_DIR, strerror(errno));
+	}
+	if (!access(SLACKGOV_PIN_DIR "/windows", F_OK))
+		return 0;
+	if (errno != ENOENT)
+		return sc_err("cannot see %s: %s (the pins are root's: run slackctl as root)",
+			      SLACKGOV_PIN_DIR, strerror(errno));
+	return sc_err("%s is incomplete (a load or unload was interrupted): run 'slackctl unload', then 'slackctl load'",
+		      SLACKGOV_PIN_DIR);
+}
+
 bool sc_feed_on(void)
 {
 	struct slackgov_bpf_config c = {};
@@ -190,10 +229,7 @@ static int do_version(int argc, char **argv)
 	return 0;
 }
 
-static const struct cmd {
-	const char *name;
-	int (*func)(int argc, char **argv);
-} cmds[] = {
+static const struct sc_cmd cmds[] = {
 	{ "load",	do_load },
 	{ "unload",	do_unload },
 	{ "target",	do_target },
@@ -206,8 +242,49 @@ static const struct cmd {
 	{ 0 }
 };
 
+/*
+ * The command that @argv[0] names, or is a unique prefix of (an exact name
+ * wins; "stat" is a prefix of both status and stats, so it is ambiguous).
+ * Returns its result, or -2 after an error for no match or several.
+ */
+int sc_cmd_select(const struct sc_cmd *cmds, const char *object, int argc, char **argv)
+{
+	const struct sc_cmd *c, *match = NULL;
+	char cand[256] = "", obj[64] = "", sub[64] = "";
+	int n = 0;
+
+	if (object) {
+		snprintf(obj, sizeof(obj), "%s: ", object);
+		snprintf(sub, sizeof(sub), "%s ", object);
+	}
+	for (c = cmds; c->name; c++) {
+		if (!strcmp(argv[0], c->name))
+			return c->func(argc - 1, argv + 1);
+		if (is_prefix(argv[0], c->name)) {
+			match = c;
+			n++;
+			snprintf(cand + strlen(cand), sizeof(cand) - strlen(cand), "%s%s",
+				 n > 1 ? ", " : "", c->name);
+		}
+	}
+	if (n == 1)
+		return match->func(argc - 1, argv + 1);
+	if (n)
+		sc_err("%sambiguous command '%s' (%s): try 'slackctl %shelp'", obj, argv[0], cand, sub);
+	else
+		sc_err("%sunknown command '%s': try 'slackctl %shelp'", obj, argv[0], sub);
+	return -2;
+}
+
 static int do_help(int argc, char **argv)
 {
+	if (argc > 1)
+		return sc_err("help: unexpected '%s' (usage: slackctl help [target])", argv[1]);
+	if (argc == 1 && is_prefix(argv[0], "target"))
+		return do_target_help(0, NULL);
+	if (argc == 1)
+		return sc_err("help: no help for '%s': 'slackctl help' covers every command, "
+			      "'slackctl help target' the target commands", argv[0]);
 	/* as bpftool: with -j, help is a null document (the text is for people) */
 	if (json_wtr) {
 		jsonw_null(json_wtr);
@@ -216,12 +293,13 @@ static int do_help(int argc, char **argv)
 	fprintf(stderr,
 		"Usage: slackctl [OPTIONS] COMMAND\n"
 		"       COMMAND := { load [--feed { auto | on | off }] | unload |\n"
-		"                    target { add | del } TARGET [--setpoint VALUE] | target list |\n"
+		"                    target { add | del | set | list | help } ... |\n"
 		"                    set [--check] KNOB VALUE | get [KNOB] |\n"
-		"                    status [--watch SECONDS] | stats [--prom] | help | version }\n"
-		"       TARGET := { --pid PID | --comm NAME | --cgroup PATH }\n"
-		"       OPTIONS := { -j|--json | -p|--pretty | -v|--verbose | -h|--help }\n"
-		"Knobs (slackctl get lists values, ranges and units):");
+		"                    status [--watch SECONDS] | stats [--prom] |\n"
+		"                    help [target] | version }\n"
+		"       OPTIONS := { -j | --json | -p | --pretty | -v | --verbose | -h | --help }\n"
+		"       VALUE := NUMBER[UNIT] as the knob's unit allows (slackctl get lists them)\n"
+		"Targets: slackctl target help.  Knobs:");
 	for (int i = 0; sc_knobs[i].name; i++)
 		fprintf(stderr, "%s%s", i % 7 ? " " : "\n    ", sc_knobs[i].name);
 	fprintf(stderr, "\nSee slackctl(8).\n");
@@ -243,10 +321,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	const struct cmd *c, *match = NULL;
 	char bad_opt[64] = "";
 	bool help = false;
-	int opt, n = 0, ret;
+	int opt, ret;
 
 	opterr = 0;	/* reported below, as JSON with -j */
 	while ((opt = getopt_long(argc, argv, "+jpvh", opts, NULL)) != -1) {
@@ -264,10 +341,11 @@ int main(int argc, char **argv)
 			help = true;
 			break;
 		default:
-			if (optopt)
-				snprintf(bad_opt, sizeof(bad_opt), "-%c", optopt);
-			else
+			/* a long option as given ("--json=1": getopt's optopt says 'j') */
+			if (!strncmp(argv[optind - 1], "--", 2) || !optopt)
 				snprintf(bad_opt, sizeof(bad_opt), "%s", argv[optind - 1]);
+			else
+				snprintf(bad_opt, sizeof(bad_opt), "-%c", optopt);
 			break;
 		}
 	}
@@ -299,23 +377,9 @@ int main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	for (c = cmds; c->name; c++) {
-		if (!strcmp(argv[0], c->name)) {
-			match = c;
-			n = 1;
-			break;
-		}
-		if (is_prefix(argv[0], c->name)) {
-			match = c;
-			n++;
-		}
-	}
-	if (n != 1) {
-		sc_err("%s command '%s': try 'slackctl help'", n ? "ambiguous" : "unknown", argv[0]);
-		ret = 2;
-		goto out;
-	}
-	ret = match->func(argc - 1, argv + 1) ? 1 : 0;
+	/* exit 2 for a command slackctl does not know (as for a bad option), else 1 */
+	ret = sc_cmd_select(cmds, NULL, argc, argv);
+	ret = ret == -2 ? 2 : ret ? 1 : 0;
 out:
 	jsonw_destroy(&json_wtr);
 	return ret;

@@ -54,19 +54,51 @@ int do_status(int argc, char **argv);
 int do_stats(int argc, char **argv);
 
 /* knobs */
-enum sc_unit { SC_PERMILLE, SC_GAIN, SC_MS, SC_US, SC_KHZ, SC_NS, SC_COUNT };
+enum sc_unit { SC_PERMILLE, SC_GAIN, SC_MS, SC_US, SC_KHZ, SC_NS, SC_COUNT, SC_SEC, SC_QUANTILE };
 
 struct sc_knob {
 	const char *name;
 	bool bpf;		/* BPF-side (sg_config) or governor sysfs */
 	enum sc_unit unit;
 	unsigned long long min, max, def;
-	const char *help;
 };
 
 extern const struct sc_knob sc_knobs[];
 const struct sc_knob *sc_knob_find(const char *name);
-int sc_parse_value(const struct sc_knob *k, const char *arg, unsigned long long *out);
 const char *sc_unit_name(enum sc_unit u);
+
+/*
+ * number.c: the one number parser (rules in its DOC block).  Each prints
+ * "WHAT: bad value 'ARG': why" or "WHAT: ARG is out of range MIN..MAX UNIT"
+ * and returns -1 on a bad argument, 0 and *out in @unit otherwise.
+ */
+int sc_parse_num(const char *what, enum sc_unit unit, unsigned long long min,
+		 unsigned long long max, const char *arg, unsigned long long *out);
+int sc_parse_value(const struct sc_knob *k, const char *arg, unsigned long long *out);
+/* a duration (10ms, 1s, 500us; bare: ns) */
+int sc_parse_duration(const char *what, const char *arg, __u64 min_ns, __u64 max_ns, __u64 *ns);
+/* printable ASCII copy of @in: other bytes as \xNN (for echoed arguments) */
+void sc_sanitize(const char *in, char *out, size_t len);
+/* "Warning: ..." on stderr (also with -j: the JSON document stays clean) */
+void sc_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Command tables, bpftool's way: { name, handler } per object, NULL-ended.
+ * sc_cmd_select() runs the one that @argv[0] names or is a unique prefix of
+ * (an exact name wins); none, or several, is an error naming the candidates.
+ */
+struct sc_cmd {
+	const char *name;
+	int (*func)(int argc, char **argv);
+};
+int sc_cmd_select(const struct sc_cmd *cmds, const char *object, int argc, char **argv);
+int do_target_help(int argc, char **argv);
+
+/*
+ * Is slackgov loaded (the pin folder complete)?  0, or -1 after an error
+ * that says why not: not loaded, an incomplete folder (a load or unload
+ * that was killed: unload clears it), or no permission to see the pins.
+ */
+int sc_need_loaded(void);
 
 #endif

@@ -326,13 +326,11 @@ static int status_once(void)
 
 int do_status(int argc, char **argv)
 {
-	long watch = 0;
-	char *end;
+	unsigned long long watch = 0;
 
 	if (argc == 2 && is_prefix(argv[0], "--watch")) {
-		watch = strtol(argv[1], &end, 10);
-		if (*end || watch <= 0 || watch > 3600)
-			return sc_err("status: --watch takes seconds, 1 to 3600");
+		if (sc_parse_num("--watch", SC_SEC, 1, 3600, argv[1], &watch))
+			return -1;
 	} else if (argc) {
 		return sc_err("usage: slackctl status [--watch SECONDS]");
 	}

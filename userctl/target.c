@@ -5,6 +5,9 @@
  * makes the BPF side reclassify threads.
  */
 #include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +39,11 @@ struct sc_tkey {
 	char text[256];
 };
 
-/* starttime (field 22 of /proc/PID/stat) in ns at USER_HZ granularity */
-static int pid_start_ns(__u32 pid, __u64 *ns)
+/*
+ * Fields of /proc/PID/stat: 3 (state), 9 (flags), 22 (starttime, USER_HZ
+ * ticks since boot, returned in ns).  -1 if there is no such process.
+ */
+static int pid_stat(__u32 pid, char *state, unsigned long long *flags, __u64 *start_ns)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ticks;
@@ -50,13 +56,16 @@ static int pid_start_ns(__u32 pid, __u64 *ns)
 		return -1;
 	p = fgets(buf, sizeof(buf), f);
 	fclose(f);
-	if (!p || !(p = strrchr(buf, ')')))
+	if (!p || !(p = strrchr(buf, ')')) || sscanf(p, ") %c", state) != 1)
 		return -1;
-	for (i = 2; i < 22 && p; i++)	/* field 2 ends at ')' */
+	for (i = 2; i < 22 && p; i++) {		/* field 2 ends at ')' */
 		p = strchr(p + 1, ' ');
+		if (i == 8 && p && sscanf(p + 1, "%llu", flags) != 1)
+			return -1;
+	}
 	if (!p || sscanf(p + 1, "%llu", &ticks) != 1)
 		return -1;
-	*ns = ticks * 10000000ULL;	/* USER_HZ = 100 */
+	*start_ns = ticks * SLACKGOV_TICK_NS;
 	return 0;
 }
 
@@ -78,53 +87,158 @@ static __u32 pid_tgid(__u32 pid)
 	return tgid;
 }
 
-/* parse --pid N | --comm NAME | --cgroup PATH [--setpoint V] */
-static int parse_target(int argc, char **argv, struct sc_tkey *t, __u32 *setpoint, bool add)
+/* PF_KTHREAD of include/linux/sched.h: /proc/PID/stat's flags show it */
+#define SC_PF_KTHREAD	0x00200000ULL
+/* PID_MAX_LIMIT on 64-bit kernels (4M): no PID is larger */
+#define SC_PID_MAX	4194304
+
+/* what a target command was given */
+struct sc_targs {
+	struct sc_tkey t;
+	bool by_slot, by_id;	/* --slot N, or --cgroup ID (del, set) */
+	__u32 slot;
+	bool has_setpoint, has_slo;
+	__u32 setpoint, slo_us, slo_q;
+};
+
+enum { SC_T_ADD, SC_T_DEL, SC_T_SET };
+static const char *const t_cmd[] = { "target add", "target del", "target set" };
+
+/* SLO := [pQUANTILE:]DURATION, or "none" (set: remove it) */
+static int parse_slo(const char *cmd, const char *arg, bool none_ok, __u32 *us, __u32 *q)
 {
+	const char *colon = strchr(arg, ':'), *dur = arg;
+	unsigned long long v, qq = SLACKGOV_Q_DEFAULT;
+	char qtext[32];
+
+	if (none_ok && !strcmp(arg, "none")) {
+		*us = *q = 0;
+		return 0;
+	}
+	if (arg[0] == 'p' && colon) {
+		if ((size_t)(colon - arg - 1) >= sizeof(qtext))
+			return sc_err("%s: --slo '%s': bad percentile (p50, p95, p99.9)", cmd, arg);
+		memcpy(qtext, arg + 1, colon - arg - 1);
+		qtext[colon - arg - 1] = 0;
+		if (sc_parse_num("--slo percentile", SC_QUANTILE, 0, ~0ULL, qtext, &qq))
+			return -1;
+		if (qq == 0 || qq >= SLACKGOV_Q_ONE)
+			return sc_err("%s: --slo '%s': the percentile must be above p0 and below p100 (p50, p99, p99.9)",
+				      cmd, arg);
+		dur = colon + 1;
+		if (!*dur)
+			return sc_err("%s: --slo '%s' has no duration (e.g. p99:2ms)", cmd, arg);
+	} else if (colon || arg[0] == 'p') {
+		return sc_err("%s: --slo '%s': write [pQUANTILE:]DURATION, e.g. 2ms, p95:2ms, p99.9:500us",
+			      cmd, arg);
+	}
+	if (sc_parse_num("--slo", SC_US, 1, SLACKGOV_LAT_MAX_US, dur, &v))
+		return -1;
+	*us = v;
+	*q = qq;
+	return 0;
+}
+
+/*
+ * add:  TARGET [--setpoint VALUE] [--slo SLO]
+ * del:  TARGET_REF
+ * set:  TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]
+ * TARGET := { --pid PID | --comm NAME | --cgroup PATH }
+ * TARGET_REF := { TARGET | --cgroup CGROUP_ID | --slot SLOT }
+ * Everything is parsed and checked before anything is changed.
+ */
+static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
+{
+	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--slot", "--setpoint", "--slo" };
+	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_NR };
 	const struct sc_knob *sp = sc_knob_find("setpoint");
+	const char *c = t_cmd[cmd];
 	unsigned long long v;
 	struct statfs sfs;
 	struct stat st;
-	char *end;
+	int o, n, i;
 
-	memset(t, 0, sizeof(*t));
-	*setpoint = 0;
-	while (argc > 0) {
+	memset(a, 0, sizeof(*a));
+	for (; argc > 0; argc -= 2, argv += 2) {
+		for (o = -1, n = 0, i = 0; i < O_NR; i++) {
+			if (!strcmp(argv[0], opts[i])) {
+				o = i, n = 1;
+				break;
+			}
+			if (strlen(argv[0]) > 2 && is_prefix(argv[0], opts[i]))
+				o = i, n++;
+		}
+		if (n > 1)
+			return sc_err("%s: ambiguous option '%s'", c, argv[0]);
+		if (o < 0 || (o == O_SLOT && cmd == SC_T_ADD) ||
+		    ((o == O_SETPOINT || o == O_SLO) && cmd == SC_T_DEL))
+			return sc_err("%s: unexpected '%s' (slackctl target help)", c, argv[0]);
 		if (argc < 2)
-			return sc_err("target: '%s' needs a value", argv[0]);
-		if (t->kind == 0 && is_prefix(argv[0], "--pid")) {
-			errno = 0;
-			v = strtoull(argv[1], &end, 10);
-			if (errno || *end || !*argv[1] || v == 0 || v > 0x3fffffff)
-				return sc_err("target: bad PID '%s'", argv[1]);
-			t->kind = SLACKGOV_TARGET_PID;
-			t->pid = v;
-			snprintf(t->text, sizeof(t->text), "%u", t->pid);
-		} else if (t->kind == 0 && is_prefix(argv[0], "--comm")) {
+			return sc_err("%s: '%s' needs a value", c, opts[o]);
+		if (o <= O_SLOT && (a->t.kind || a->by_slot))
+			return sc_err("%s: give one target", c);
+		switch (o) {
+		case O_PID:
+			if (sc_parse_num("--pid", SC_COUNT, 1, SC_PID_MAX, argv[1], &v))
+				return -1;
+			a->t.kind = SLACKGOV_TARGET_PID;
+			a->t.pid = v;
+			snprintf(a->t.text, sizeof(a->t.text), "%u", a->t.pid);
+			break;
+		case O_COMM:
 			if (!*argv[1] || strlen(argv[1]) >= SLACKGOV_COMM_LEN)
-				return sc_err("target: process name '%s' must be 1 to 15 characters", argv[1]);
-			t->kind = SLACKGOV_TARGET_COMM;
-			strncpy(t->comm, argv[1], SLACKGOV_COMM_LEN - 1);
-			snprintf(t->text, sizeof(t->text), "%s", argv[1]);
-		} else if (t->kind == 0 && is_prefix(argv[0], "--cgroup")) {
+				return sc_err("%s: process name '%s' must be 1 to 15 characters", c, argv[1]);
+			a->t.kind = SLACKGOV_TARGET_COMM;
+			strncpy(a->t.comm, argv[1], SLACKGOV_COMM_LEN - 1);
+			sc_sanitize(argv[1], a->t.text, sizeof(a->t.text));
+			break;
+		case O_CGROUP:
+			a->t.kind = SLACKGOV_TARGET_CGROUP;
+			/* del/set: digits are an id (what list shows), so a removed cgroup is named */
+			if (cmd != SC_T_ADD && argv[1][0] >= '0' && argv[1][0] <= '9' &&
+			    strspn(argv[1], "0123456789") == strlen(argv[1])) {
+				if (sc_parse_num("--cgroup", SC_COUNT, 1, ~0ULL, argv[1], &v))
+					return -1;
+				a->t.cgid = v;
+				a->by_id = true;
+				snprintf(a->t.text, sizeof(a->t.text), "%llu", v);
+				break;
+			}
 			if (statfs(argv[1], &sfs) || sfs.f_type != CGROUP2_SUPER_MAGIC ||
-			    stat(argv[1], &st) || !S_ISDIR(st.st_mode))
-				return sc_err("target: '%s' is not a cgroup v2 directory", argv[1]);
-			t->kind = SLACKGOV_TARGET_CGROUP;
-			t->cgid = st.st_ino;	/* a cgroup v2 directory's inode is its id */
-			snprintf(t->text, sizeof(t->text), "%s", argv[1]);
-		} else if (add && is_prefix(argv[0], "--setpoint")) {
+			    stat(argv[1], &st) || !S_ISDIR(st.st_mode)) {
+				if (cmd != SC_T_ADD && errno == ENOENT)
+					return sc_err("%s: '%s' does not exist: name a removed cgroup by its id "
+						      "(--cgroup ID or --slot SLOT, as 'slackctl target list' shows)",
+						      c, argv[1]);
+				return sc_err("%s: '%s' is not a cgroup v2 directory", c, argv[1]);
+			}
+			a->t.cgid = st.st_ino;	/* a cgroup v2 directory's inode is its id */
+			snprintf(a->t.text, sizeof(a->t.text), "%llu", (unsigned long long)a->t.cgid);
+			break;
+		case O_SLOT:
+			if (sc_parse_num("--slot", SC_COUNT, 0, SLACKGOV_MAX_TARGETS - 1, argv[1], &v))
+				return -1;
+			a->by_slot = true;
+			a->slot = v;
+			break;
+		case O_SETPOINT:
 			if (sc_parse_value(sp, argv[1], &v))
 				return -1;
-			*setpoint = v;
-		} else {
-			return sc_err("target: unexpected '%s'", argv[0]);
+			a->has_setpoint = true;
+			a->setpoint = v;
+			break;
+		case O_SLO:
+			if (parse_slo(c, argv[1], cmd == SC_T_SET, &a->slo_us, &a->slo_q))
+				return -1;
+			a->has_slo = true;
+			break;
 		}
-		argc -= 2;
-		argv += 2;
 	}
-	if (!t->kind)
-		return sc_err("target: give --pid PID, --comm NAME or --cgroup PATH");
+	if (!a->t.kind && !a->by_slot)
+		return sc_err(cmd == SC_T_ADD ? "%s: give --pid PID, --comm NAME or --cgroup PATH" :
+			      "%s: give --pid PID, --comm NAME, --cgroup { PATH | ID } or --slot SLOT", c);
+	if (cmd == SC_T_SET && !a->has_setpoint && !a->has_slo)
+		return sc_err("%s: nothing to set: give --setpoint VALUE and/or --slo SLO", c);
 	return 0;
 }
 
@@ -185,30 +299,127 @@ static int clear_window(__u32 slot)
 	return ret;
 }
 
+/* "p99:2ms": an SLO as the user writes it ("-" for none) */
+static void slo_text(__u32 us, __u32 q, char *buf, size_t len)
+{
+	char qs[16], *e;
+
+	if (!us) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(qs, sizeof(qs), "%u.%02u", q / 100, q % 100);
+	e = qs + strlen(qs) - 1;		/* 99.90 -> 99.9, 99.00 -> 99 */
+	while (*e == '0')
+		*e-- = 0;
+	if (*e == '.')
+		*e = 0;
+	if (us % 1000000 == 0)
+		snprintf(buf, len, "p%s:%us", qs, us / 1000000);
+	else if (us % 1000 == 0)
+		snprintf(buf, len, "p%s:%ums", qs, us / 1000);
+	else
+		snprintf(buf, len, "p%s:%uus", qs, us);
+}
+
+/* the map key of the target with @slot; 0, or -1 if no target has it */
+static int find_slot(__u32 slot, struct sc_tkey *t)
+{
+	char key[SLACKGOV_COMM_LEN + 8], next[SLACKGOV_COMM_LEN + 8];
+	struct slackgov_target v;
+	int k, fd;
+
+	for (k = SLACKGOV_TARGET_PID; k <= SLACKGOV_TARGET_CGROUP; k++) {
+		void *cur = NULL;
+
+		fd = sc_map_fd(kind_map[k]);
+		if (fd < 0)
+			continue;
+		while (!bpf_map_get_next_key(fd, cur, next)) {
+			memcpy(key, next, sizeof(key));
+			cur = key;
+			if (!bpf_map_lookup_elem(fd, key, &v) && v.slot == slot) {
+				close(fd);
+				t->kind = k;
+				memcpy(&t->pid, key, k == SLACKGOV_TARGET_PID ? 4 :
+				       k == SLACKGOV_TARGET_COMM ? SLACKGOV_COMM_LEN : 8);
+				sc_target_text(k, key, t->text, sizeof(t->text));
+				/* the text after the kind, as --pid/--comm/--cgroup give it */
+				memmove(t->text, strchr(t->text, ' ') + 1, strlen(strchr(t->text, ' ')));
+				return 0;
+			}
+		}
+		close(fd);
+	}
+	return -1;
+}
+
+/* the process behind a --pid target: one the BPF side can watch, or an error */
+static int check_pid(const char *c, __u32 pid, __u64 *start_ns)
+{
+	unsigned long long flags = 0;
+	char state = 0;
+
+	if (pid_stat(pid, &state, &flags, start_ns))
+		return sc_err("%s: no process with PID %u", c, pid);
+	/* the BPF side matches thread groups: a thread's id would never match */
+	if (pid_tgid(pid) != pid)
+		return sc_err("%s: %u is a thread of process %u: give the process's PID", c, pid,
+			      pid_tgid(pid));
+	if (flags & SC_PF_KTHREAD)
+		return sc_err("%s: PID %u is a kernel thread: it makes no system calls to measure", c, pid);
+	if (state == 'Z' || state == 'X')
+		return sc_err("%s: PID %u has exited (a zombie): give a running process", c, pid);
+	if (pid == 1)
+		sc_warn("%s: PID 1 is the init process: its own requests are measured, not those of the services it starts",
+			c);
+	return 0;
+}
+
+static void print_target(const char *verb, int kind, const struct sc_tkey *t,
+			 const struct slackgov_target *v)
+{
+	char slo[48];
+
+	slo_text(v->slo_us, v->slo_q, slo, sizeof(slo));
+	if (json_wtr) {
+		jsonw_start_object(json_wtr);
+		jsonw_string_field(json_wtr, "kind", kind_name[kind]);
+		jsonw_string_field(json_wtr, "id", t->text);
+		jsonw_uint_field(json_wtr, "slot", v->slot);
+		jsonw_uint_field(json_wtr, "setpoint", v->setpoint);
+		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
+		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
+		jsonw_end_object(json_wtr);
+	} else {
+		printf("target %s %s: %s slot %u, setpoint %u, slo %s\n", kind_name[kind], t->text,
+		       verb, v->slot, v->setpoint, slo);
+	}
+}
+
 static int target_add(int argc, char **argv)
 {
 	static bool used[SLACKGOV_MAX_TARGETS];
-	struct slackgov_target v = {};
-	struct sc_tkey t;
-	__u32 setpoint, slot;
+	struct slackgov_target v = {}, old;
+	struct sc_targs a;
+	__u32 slot;
 	int fd;
 
-	if (parse_target(argc, argv, &t, &setpoint, true) || sc_check_env(SC_NEED_PINS))
+	if (parse_target(argc, argv, SC_T_ADD, &a) || sc_check_env(SC_NEED_PINS) || sc_need_loaded())
 		return -1;
-	if (!sc_loaded())
-		return sc_err("not loaded: run 'slackctl load' first");
-	if (t.kind == SLACKGOV_TARGET_PID && pid_start_ns(t.pid, &v.start_ns))
-		return sc_err("target: no process with PID %u", t.pid);
-	/* the BPF side matches thread groups: a thread's id would never match */
-	if (t.kind == SLACKGOV_TARGET_PID && pid_tgid(t.pid) != t.pid)
-		return sc_err("target: %u is a thread of process %u: give the process's PID", t.pid,
-			      pid_tgid(t.pid));
-	fd = sc_map_fd(kind_map[t.kind]);
+	if (a.t.kind == SLACKGOV_TARGET_PID && check_pid("target add", a.t.pid, &v.start_ns))
+		return -1;
+	fd = sc_map_fd(kind_map[a.t.kind]);
 	if (fd < 0)
-		return sc_err("cannot open the %s map: %s", kind_map[t.kind], strerror(errno));
-	if (!bpf_map_lookup_elem(fd, &t.pid, &v)) {
+		return sc_err("cannot open the %s map: %s", kind_map[a.t.kind], strerror(errno));
+	if (!bpf_map_lookup_elem(fd, &a.t.pid, &old)) {
 		close(fd);
-		return sc_err("target %s %s is already watched", kind_name[t.kind], t.text);
+		if (a.t.kind == SLACKGOV_TARGET_PID && old.start_ns / SLACKGOV_TICK_NS !=
+		    v.start_ns / SLACKGOV_TICK_NS)
+			return sc_err("target pid %s is watched, but for a process that has exited "
+				      "(the PID was reused): 'slackctl target del --pid %s' first",
+				      a.t.text, a.t.text);
+		return sc_err("target %s %s is already watched", kind_name[a.t.kind], a.t.text);
 	}
 	used_slots(used);
 	for (slot = 0; slot < SLACKGOV_MAX_TARGETS && used[slot]; slot++)
@@ -218,51 +429,55 @@ static int target_add(int argc, char **argv)
 		return sc_err("the target table is full (%d targets): delete one first", SLACKGOV_MAX_TARGETS);
 	}
 	v.slot = slot;
-	v.kind = t.kind;
-	v.setpoint = setpoint;
+	v.kind = a.t.kind;
+	v.setpoint = a.setpoint;
+	v.slo_us = a.slo_us;
+	v.slo_q = a.slo_q;
 	clear_window(slot);
-	if (bpf_map_update_elem(fd, &t.pid, &v, BPF_NOEXIST)) {
+	if (bpf_map_update_elem(fd, &a.t.pid, &v, BPF_NOEXIST)) {
 		close(fd);
 		return sc_err("cannot add the target: %s", strerror(errno));
 	}
 	close(fd);
 	if (bump_generation()) {
-		fd = sc_map_fd(kind_map[t.kind]);
-		bpf_map_delete_elem(fd, &t.pid);
+		fd = sc_map_fd(kind_map[a.t.kind]);
+		bpf_map_delete_elem(fd, &a.t.pid);
 		close(fd);
 		return sc_err("cannot publish the target change: %s", strerror(errno));
 	}
-	if (json_wtr) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "kind", kind_name[t.kind]);
-		jsonw_string_field(json_wtr, "id", t.text);
-		jsonw_uint_field(json_wtr, "slot", slot);
-		jsonw_end_object(json_wtr);
-	} else {
-		printf("target %s %s: slot %u\n", kind_name[t.kind], t.text, slot);
-	}
+	print_target("added in", a.t.kind, &a.t, &v);
 	return 0;
+}
+
+/* the target that --pid/--comm/--cgroup/--slot names: its map fd, or -1 after an error */
+static int resolve(const char *c, struct sc_targs *a, struct slackgov_target *v)
+{
+	int fd;
+
+	if (a->by_slot && find_slot(a->slot, &a->t))
+		return sc_err("%s: no target in slot %u", c, a->slot);
+	fd = sc_map_fd(kind_map[a->t.kind]);
+	if (fd < 0)
+		return sc_err("cannot open the %s map: %s", kind_map[a->t.kind], strerror(errno));
+	if (bpf_map_lookup_elem(fd, &a->t.pid, v)) {
+		close(fd);
+		return sc_err("target %s %s is not watched", kind_name[a->t.kind], a->t.text);
+	}
+	return fd;
 }
 
 static int target_del(int argc, char **argv)
 {
 	struct slackgov_target v;
-	struct sc_tkey t;
-	__u32 setpoint;
+	struct sc_targs a;
 	int fd, ret;
 
-	if (parse_target(argc, argv, &t, &setpoint, false) || sc_check_env(SC_NEED_PINS))
+	if (parse_target(argc, argv, SC_T_DEL, &a) || sc_check_env(SC_NEED_PINS) || sc_need_loaded())
 		return -1;
-	if (!sc_loaded())
-		return sc_err("not loaded: run 'slackctl load' first");
-	fd = sc_map_fd(kind_map[t.kind]);
+	fd = resolve("target del", &a, &v);
 	if (fd < 0)
-		return sc_err("cannot open the %s map: %s", kind_map[t.kind], strerror(errno));
-	if (bpf_map_lookup_elem(fd, &t.pid, &v)) {
-		close(fd);
-		return sc_err("target %s %s is not watched", kind_name[t.kind], t.text);
-	}
-	ret = bpf_map_delete_elem(fd, &t.pid);
+		return -1;
+	ret = bpf_map_delete_elem(fd, &a.t.pid);
 	close(fd);
 	if (ret)
 		return sc_err("cannot delete the target: %s", strerror(errno));
@@ -271,13 +486,43 @@ static int target_del(int argc, char **argv)
 	if (json_wtr) {
 		char text[300];
 
-		snprintf(text, sizeof(text), "%s %s", kind_name[t.kind], t.text);
+		snprintf(text, sizeof(text), "%s %s", kind_name[a.t.kind], a.t.text);
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "deleted", text);
+		jsonw_uint_field(json_wtr, "slot", v.slot);
 		jsonw_end_object(json_wtr);
 	} else {
-		printf("target %s %s: deleted\n", kind_name[t.kind], t.text);
+		printf("target %s %s: deleted (slot %u)\n", kind_name[a.t.kind], a.t.text, v.slot);
 	}
+	return 0;
+}
+
+/* a target's setpoint or SLO, in place: same slot, its windows kept */
+static int target_set(int argc, char **argv)
+{
+	struct slackgov_target v;
+	struct sc_targs a;
+	int fd, ret;
+
+	if (parse_target(argc, argv, SC_T_SET, &a) || sc_check_env(SC_NEED_PINS) || sc_need_loaded())
+		return -1;
+	fd = resolve("target set", &a, &v);
+	if (fd < 0)
+		return -1;
+	if (a.has_setpoint)
+		v.setpoint = a.setpoint;
+	if (a.has_slo) {
+		v.slo_us = a.slo_us;
+		v.slo_q = a.slo_q;
+	}
+	ret = bpf_map_update_elem(fd, &a.t.pid, &v, BPF_EXIST);
+	close(fd);
+	if (ret)
+		return sc_err("cannot change the target: %s", strerror(errno));
+	/* the BPF side caches a target's setpoint and SLO per thread until the next generation */
+	if (bump_generation())
+		return sc_err("cannot publish the target change: %s", strerror(errno));
+	print_target("set in", a.t.kind, &a.t, &v);
 	return 0;
 }
 
@@ -310,67 +555,220 @@ int sc_for_each_target(void (*fn)(int kind, const void *key, const struct slackg
 
 void sc_target_text(int kind, const void *key, char *buf, size_t len)
 {
-	if (kind == SLACKGOV_TARGET_PID)
+	char comm[4 * SLACKGOV_COMM_LEN + 1];
+
+	if (kind == SLACKGOV_TARGET_PID) {
 		snprintf(buf, len, "pid %u", *(const __u32 *)key);
-	else if (kind == SLACKGOV_TARGET_COMM)
-		snprintf(buf, len, "comm %.15s", (const char *)key);
-	else
+	} else if (kind == SLACKGOV_TARGET_COMM) {
+		char raw[SLACKGOV_COMM_LEN];
+
+		memcpy(raw, key, SLACKGOV_COMM_LEN);
+		raw[SLACKGOV_COMM_LEN - 1] = 0;
+		sc_sanitize(raw, comm, sizeof(comm));
+		snprintf(buf, len, "comm %s", comm);
+	} else {
 		snprintf(buf, len, "cgroup %llu", (unsigned long long)*(const __u64 *)key);
+	}
+}
+
+/*
+ * Paths of the cgroup targets, found by a walk of the cgroup2 mount (a
+ * cgroup v2 directory's inode number is its id); a target whose directory
+ * is not found was removed.
+ */
+struct sc_cgpath {
+	__u64 id;
+	char path[PATH_MAX];
+	bool found;
+};
+static struct sc_cgpath *cgpaths;
+static int nr_cgpaths;
+
+static int cg_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	for (int i = 0; i < nr_cgpaths; i++)
+		if (type == FTW_D && !cgpaths[i].found && st->st_ino == cgpaths[i].id) {
+			snprintf(cgpaths[i].path, sizeof(cgpaths[i].path), "%s", path);
+			cgpaths[i].found = true;
+		}
+	return 0;
+}
+
+static void cg_collect(int kind, const void *key, const struct slackgov_target *v, void *ctx)
+{
+	struct sc_cgpath *p;
+
+	if (kind != SLACKGOV_TARGET_CGROUP)
+		return;
+	p = realloc(cgpaths, (nr_cgpaths + 1) * sizeof(*p));
+	if (!p)
+		return;
+	cgpaths = p;
+	memset(&p[nr_cgpaths], 0, sizeof(*p));
+	p[nr_cgpaths++].id = *(const __u64 *)key;
+}
+
+static void cg_find_paths(void)
+{
+	char line[1024], mnt[512], type[64];
+	FILE *f;
+
+	sc_for_each_target(cg_collect, NULL);
+	if (!nr_cgpaths)
+		return;
+	f = fopen("/proc/self/mounts", "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %511s %63s", mnt, type) == 2 && !strcmp(type, "cgroup2")) {
+			nftw(mnt, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
+			break;
+		}
+	fclose(f);
+}
+
+/* the state of the thing a target names: "" (there), or why it is not */
+static const char *target_gone(int kind, const void *key, const struct slackgov_target *v,
+			       const char **path)
+{
+	unsigned long long flags;
+	__u64 start;
+	char state;
+
+	*path = NULL;
+	if (kind == SLACKGOV_TARGET_PID) {
+		if (pid_stat(*(const __u32 *)key, &state, &flags, &start) || state == 'Z' || state == 'X')
+			return "exited";
+		if (v->start_ns && start / SLACKGOV_TICK_NS != v->start_ns / SLACKGOV_TICK_NS)
+			return "exited, PID reused";
+	} else if (kind == SLACKGOV_TARGET_CGROUP) {
+		for (int i = 0; i < nr_cgpaths; i++)
+			if (cgpaths[i].id == *(const __u64 *)key) {
+				if (!cgpaths[i].found)
+					return "directory removed";
+				*path = cgpaths[i].path;
+			}
+	}
+	return "";
 }
 
 static void list_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
 {
-	char text[64];
+	char text[128], slo[48], where[PATH_MAX + 4];
+	const char *path, *gone = target_gone(kind, key, v, &path);
 
 	sc_target_text(kind, key, text, sizeof(text));
+	slo_text(v->slo_us, v->slo_q, slo, sizeof(slo));
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "target", text);
 		jsonw_uint_field(json_wtr, "slot", v->slot);
 		jsonw_uint_field(json_wtr, "setpoint", v->setpoint);
+		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
+		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
+		jsonw_string_field(json_wtr, "slo", slo);
+		if (kind == SLACKGOV_TARGET_CGROUP) {
+			if (path) {
+				sc_sanitize(path, where, sizeof(where));
+				jsonw_string_field(json_wtr, "path", where);
+			} else {
+				jsonw_null_field(json_wtr, "path");
+			}
+		}
+		if (*gone)
+			jsonw_string_field(json_wtr, "gone", gone);
+		else
+			jsonw_null_field(json_wtr, "gone");
 		jsonw_end_object(json_wtr);
 	} else {
-		printf("%-24s slot %-4u setpoint %u\n", text, v->slot, v->setpoint);
+		where[0] = 0;
+		if (path) {
+			char p[PATH_MAX];
+
+			sc_sanitize(path, p, sizeof(p));
+			snprintf(where, sizeof(where), " %s", p);
+		}
+		printf("%-24s slot %-4u setpoint %-4u slo %-12s%s%s%s%s\n", text, v->slot, v->setpoint,
+		       slo, *gone ? " (" : "", gone, *gone ? ")" : "", where);
 	}
 }
 
-int do_target(int argc, char **argv)
+static int target_list(int argc, char **argv)
+{
+	if (argc > 0)
+		return sc_err("target list: unexpected '%s'", argv[0]);
+	if (sc_check_env(SC_NEED_PINS) || sc_need_loaded())
+		return -1;
+	cg_find_paths();
+	if (json_wtr)
+		jsonw_start_array(json_wtr);
+	sc_for_each_target(list_one, NULL);
+	if (json_wtr)
+		jsonw_end_array(json_wtr);
+	free(cgpaths);
+	return 0;
+}
+
+int do_target_help(int argc, char **argv)
+{
+	if (argc)
+		return sc_err("target help: unexpected '%s'", argv[0]);
+	if (json_wtr) {
+		jsonw_null(json_wtr);
+		return 0;
+	}
+	fprintf(stderr,
+		"Usage: slackctl target add TARGET [--setpoint VALUE] [--slo SLO]\n"
+		"       slackctl target del TARGET_REF\n"
+		"       slackctl target set TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]\n"
+		"       slackctl target list\n"
+		"       slackctl target help\n"
+		"       TARGET := { --pid PID | --comm NAME | --cgroup PATH }\n"
+		"       TARGET_REF := { TARGET | --cgroup CGROUP_ID | --slot SLOT }\n"
+		"       VALUE := { THOUSANDTHS | PERCENT%% }   (0: the governor's setpoint)\n"
+		"       SLO := [pPERCENTILE:]DURATION   (DURATION := NUMBER{ us | ms | s }; default p99)\n"
+		"Examples: slackctl target add --comm memcached --slo p99:2ms\n"
+		"          slackctl target set --slot 3 --slo none\n"
+		"See slackctl(8).\n");
+	return 0;
+}
+
+/*
+ * One change at a time (slots are allocated by a scan of the maps), and no
+ * signal between the map update and the generation bump that publishes it.
+ */
+static int locked(int (*fn)(int, char **), int argc, char **argv)
 {
 	sigset_t oldmask;
 	int lock, ret;
 
-	if (argc < 1)
-		return sc_err("usage: slackctl target { add | del } TARGET | target list");
-	if (is_prefix(argv[0], "add") || is_prefix(argv[0], "del")) {
-		/*
-		 * One change at a time (slots are allocated by a scan of the
-		 * maps), and no signal between the map update and the
-		 * generation bump that publishes it.
-		 */
-		sc_block_signals(&oldmask);
-		lock = sc_lock();
-		if (is_prefix(argv[0], "add"))
-			ret = target_add(argc - 1, argv + 1);
-		else
-			ret = target_del(argc - 1, argv + 1);
-		if (lock >= 0)
-			close(lock);
-		sigprocmask(SIG_SETMASK, &oldmask, NULL);
-		return ret;
+	sc_block_signals(&oldmask);
+	lock = sc_lock();
+	ret = fn(argc, argv);
+	if (lock >= 0)
+		close(lock);
+	sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	return ret;
+}
+
+static int do_target_add(int argc, char **argv) { return locked(target_add, argc, argv); }
+static int do_target_del(int argc, char **argv) { return locked(target_del, argc, argv); }
+static int do_target_set(int argc, char **argv) { return locked(target_set, argc, argv); }
+
+static const struct sc_cmd target_cmds[] = {
+	{ "add",	do_target_add },
+	{ "del",	do_target_del },
+	{ "set",	do_target_set },
+	{ "list",	target_list },
+	{ "help",	do_target_help },
+	{ 0 }
+};
+
+int do_target(int argc, char **argv)
+{
+	if (argc < 1) {
+		sc_err("target: missing command: try 'slackctl target help'");
+		return -2;
 	}
-	if (is_prefix(argv[0], "list")) {
-		if (argc > 1)
-			return sc_err("target list: unexpected '%s'", argv[1]);
-		if (sc_check_env(SC_NEED_PINS))
-			return -1;
-		if (!sc_loaded())
-			return sc_err("not loaded: run 'slackctl load' first");
-		if (json_wtr)
-			jsonw_start_array(json_wtr);
-		sc_for_each_target(list_one, NULL);
-		if (json_wtr)
-			jsonw_end_array(json_wtr);
-		return 0;
-	}
-	return sc_err("target: unknown command '%s' (add, del, list)", argv[0]);
+	return sc_cmd_select(target_cmds, "target", argc, argv);
 }
