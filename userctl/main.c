@@ -237,6 +237,7 @@ static const struct sc_cmd cmds[] = {
 	{ "get",	do_get },
 	{ "status",	do_status },
 	{ "stats",	do_stats },
+	{ "exporter",	do_exporter },
 	{ "help",	do_help },
 	{ "version",	do_version },
 	{ 0 }
@@ -295,7 +296,8 @@ static int do_help(int argc, char **argv)
 		"       COMMAND := { load [--feed { auto | on | off }] | unload |\n"
 		"                    target { add | del | set | list | help } ... |\n"
 		"                    set [--check] KNOB VALUE | get [KNOB] |\n"
-		"                    status [--watch SECONDS] | stats [--prom] |\n"
+		"                    status [--interval DURATION] [--watch [DURATION]] |\n"
+		"                    stats [--prom [--output FILE]] | exporter --listen ADDR:PORT |\n"
 		"                    help [target] | version }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty | -v | --verbose | -h | --help }\n"
 		"       VALUE := NUMBER[UNIT] as the knob's unit allows (slackctl get lists them)\n"

@@ -10,6 +10,9 @@
 #include "slackgov.h"
 #include "json_writer.h"
 
+#ifndef SLACKCTL_VERSION
+#define SLACKCTL_VERSION "0.1"	/* as main.c's */
+#endif
 #define SC_LINK_DIR	SLACKGOV_PIN_DIR "/links"
 #define SC_GOV_DIR	"/sys/devices/system/cpu/cpufreq/slack"
 #define SC_CPUFREQ	"/sys/devices/system/cpu/cpufreq"
@@ -53,6 +56,46 @@ int do_get(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_stats(int argc, char **argv);
 
+/* status.c: a target's figures over an interval, from the snaps ring */
+struct sc_interval {
+	bool ok;		/* a snapshot to difference against exists */
+	double span_s;		/* what the figures cover (>= the asked interval
+				 * once the ring is that deep) */
+	double rps, slack, cv, util;	/* util in CPUs, slack 0..1 */
+	__u64 requests, recvs, windows, lat_n, slo_windows, slo_over;
+	double lat_mean_s, queue_mean_s;
+	double p50_us, p90_us, p99_us, slo_q_us;	/* -1: nothing timed */
+};
+int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interval_ns,
+		struct sc_interval *iv);
+double sc_lat_quantile(const __u64 *count, __u64 n, __u32 q);
+
+/* energy.c: top-level powercap zones */
+#define SC_MAX_ZONES	64
+struct sc_energy_zone {
+	char zone[96];		/* "intel-rapl:0 package-0" */
+	__u64 uj, max_uj;
+};
+int sc_energy_read(struct sc_energy_zone *z, int max);
+double sc_energy_delta(const struct sc_energy_zone *a, int na, const struct sc_energy_zone *b, int nb);
+
+/* status.c: one cpufreq policy as sysfs shows it; "-" where a file is missing */
+struct sc_policy {
+	char name[32], gov[32], cur[32], mode[32], reason[32], dec[32], boosts[32], fb[32];
+	char last_freq[32], last_slack[32];
+};
+/* at most this many policies are shown (one per CPU on the largest machines we know) */
+#define SC_MAX_POLICIES	1024
+int sc_read_policies(struct sc_policy **out);
+bool sc_is_number(const char *s);
+
+/* prom.c: the exposition, on @out; exporter.c serves it */
+int sc_prom_write(FILE *out);
+char *sc_prom_scrape(size_t *len);
+int do_exporter(int argc, char **argv);
+/* number.c: a duration argument (10ms, 1s, 500us; bare: ns) */
+int sc_parse_duration(const char *what, const char *arg, __u64 min_ns, __u64 max_ns, __u64 *ns);
+
 /* knobs */
 enum sc_unit { SC_PERMILLE, SC_GAIN, SC_MS, SC_US, SC_KHZ, SC_NS, SC_COUNT, SC_SEC, SC_QUANTILE };
 
@@ -75,8 +118,6 @@ const char *sc_unit_name(enum sc_unit u);
 int sc_parse_num(const char *what, enum sc_unit unit, unsigned long long min,
 		 unsigned long long max, const char *arg, unsigned long long *out);
 int sc_parse_value(const struct sc_knob *k, const char *arg, unsigned long long *out);
-/* a duration (10ms, 1s, 500us; bare: ns) */
-int sc_parse_duration(const char *what, const char *arg, __u64 min_ns, __u64 max_ns, __u64 *ns);
 /* printable ASCII copy of @in: other bytes as \xNN (for echoed arguments) */
 void sc_sanitize(const char *in, char *out, size_t len);
 /* "Warning: ..." on stderr (also with -j: the JSON document stays clean) */

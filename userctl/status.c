@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * status.c - slackctl status and stats --prom: per target its last window
- * (pinned windows map), per policy the governor's state (sysfs).
+ * status.c - slackctl status: per target its figures over an interval (the
+ * snaps ring against the live totals of the windows map) and its last
+ * window, per policy the governor's state (sysfs), and the package energy.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,20 +15,62 @@
 #include <bpf/bpf.h>
 #include "slackctl.h"
 
-/* one cpufreq policy as sysfs shows it; "-" where a file is missing */
-struct sc_policy {
-	char name[32], gov[32], cur[32], mode[32], reason[32], dec[32], boosts[32], fb[32];
-	char last_freq[32], last_slack[32];
-};
+/**
+ * DOC: interval figures
+ *
+ * One 10 ms window holds a few dozen requests at low load, so its RPS, slack
+ * and percentiles jump from one reading to the next.  What status shows by
+ * default is an interval of about a second, computed without sleeping:
+ *
+ * 1. The BPF side keeps cumulative counters per target (the total_* fields
+ *    and the latency histogram of struct slackgov_target_state), moved at
+ *    every window close, and copies them into a ring of SLACKGOV_SNAPS
+ *    snapshots (the snaps map) when SLACKGOV_SNAP_NS have passed since the
+ *    previous copy.
+ * 2. status takes the newest snapshot at least ``--interval`` older than
+ *    the last closed window, and differences the live counters against it.
+ *    The figures cover exactly the windows in between (``span_s``): the
+ *    asked interval plus up to SLACKGOV_SNAP_NS.  Right after a target is
+ *    added the ring is shorter than the interval: the oldest snapshot is
+ *    used and ``span_s`` says how much there is.
+ * 3. Over the span: RPS = sends / window time; slack = blocked / (blocked +
+ *    busy) worker time; util = on-CPU time / window time (CPUs); cv = the
+ *    windows' cv weighted by their length; the latency percentiles come
+ *    from the difference of the two histograms, linear inside a bucket as
+ *    everywhere in slackgov (slackgov_lat_interp()); the share of windows
+ *    over the SLO is over the windows that timed requests against one.
+ */
 
-/* at most this many policies are shown (one per CPU on the largest machines we know) */
-#define SC_MAX_POLICIES	1024
+/* --interval default: a second, the time scale an operator reads at */
+#define SC_INTERVAL_DEF_NS	1000000000ULL
+/* the deepest interval the ring can serve: its SLACKGOV_SNAPS - 1 usable snapshots */
+#define SC_INTERVAL_MAX_NS	((SLACKGOV_SNAPS - 1) * SLACKGOV_SNAP_NS)
+/* --interval below a window says nothing a window does not */
+#define SC_INTERVAL_MIN_NS	1000000ULL
+/* --watch SECONDS: refresh at least every hour; without it, every interval (>= 100 ms) */
+#define SC_WATCH_MAX_S		3600
+#define SC_WATCH_MIN_NS		100000000ULL
+/*
+ * Energy needs two readings of the counter: a one-shot status takes them
+ * this far apart (long enough for a few hundred requests at 1000 req/s and
+ * for RAPL's ~1 ms update, short enough not to be felt); --watch uses its
+ * previous refresh instead.
+ */
+#define SC_ENERGY_SAMPLE_NS	250000000ULL
 
 struct sc_walk {
 	int fd;			/* windows map */
 	int n;
-	int metric;		/* stats: which target metric this pass prints */
+	__u64 interval_ns;
+	__u64 sends;		/* sum of the targets' total_send */
 	struct slackgov_target_state *st;
+};
+
+/* the energy reading a --watch refresh differences against */
+struct sc_energy_mark {
+	int n;
+	__u64 t_ns, sends;
+	struct sc_energy_zone z[SC_MAX_ZONES];
 };
 
 static __u64 now_ns(void)
@@ -38,104 +81,93 @@ static __u64 now_ns(void)
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* ---- metric families: Prometheus text, or the same as JSON with -j ---- */
-
-struct sc_family {
-	const char *name, *help, *type;
-};
-
-static const struct sc_family fam_feed = {
-	"slackgov_feed_enabled", "1 when windows are handed to slackgov.ko.", "gauge" };
-static const struct sc_family fam_target[] = {
-	{ "slackgov_target_rps", "Observed requests per second in the last window.", "gauge" },
-	{ "slackgov_target_slack_ratio", "Share of worker time blocked in wait calls, last window.", "gauge" },
-	{ "slackgov_target_recv_cv_ratio", "Coefficient of variation of inter-recv intervals, last window.", "gauge" },
-	{ "slackgov_target_util_ratio", "Target on-CPU time per window length, last window.", "gauge" },
-	{ "slackgov_target_windows_total", "Windows closed since the target was added.", "counter" },
-};
-static const struct sc_family fam_policy[] = {
-	{ "slackgov_policy_frequency_hertz", "Current frequency of the policy.", "gauge" },
-	{ "slackgov_policy_decisions_total", "Decisions of the slack governor.", "counter" },
-	{ "slackgov_policy_boosts_total", "Saturation boosts of the slack governor.", "counter" },
-	{ "slackgov_policy_fallbacks_total", "Stale-signal fallbacks of the slack governor.", "counter" },
-};
-#define SC_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static const struct sc_family *cur_family;
-
-static void family_begin(const struct sc_family *f)
+/*
+ * Latency at quantile @q (SLACKGOV_Q_ONE units) of the @n requests counted
+ * in @count[SLACKGOV_LAT_BUCKETS], us: the request of rank ceil(q * n),
+ * linear inside its bucket (slackgov_lat_interp()); -1 when @n is 0.
+ */
+double sc_lat_quantile(const __u64 *count, __u64 n, __u32 q)
 {
-	cur_family = f;
-	if (json_wtr) {
-		jsonw_start_object(json_wtr);
-		jsonw_string_field(json_wtr, "name", f->name);
-		jsonw_string_field(json_wtr, "type", f->type);
-		jsonw_string_field(json_wtr, "help", f->help);
-		jsonw_name(json_wtr, "samples");
-		jsonw_start_array(json_wtr);
-	} else {
-		printf("# HELP %s %s\n# TYPE %s %s\n", f->name, f->help, f->name, f->type);
-	}
+	__u64 rank = ((unsigned __int128)n * q + SLACKGOV_Q_ONE - 1) / SLACKGOV_Q_ONE, cum = 0;
+	__u32 b;
+
+	if (!n)
+		return -1;
+	if (!rank)
+		rank = 1;
+	for (b = 0; b < SLACKGOV_LAT_BUCKETS - 1 && cum + count[b] < rank; b++)
+		cum += count[b];
+	return slackgov_lat_interp(b, rank, cum, count[b]);
 }
 
-static void family_end(void)
+static bool snap_valid(const struct slackgov_snap *sn, const struct slackgov_target_state *st)
 {
-	if (json_wtr) {
-		jsonw_end_array(json_wtr);
-		jsonw_end_object(json_wtr);
-	}
+	return sn->windows && sn->windows <= st->head && sn->ns <= st->total_ns &&
+	       sn->send <= st->total_send && sn->end_ns <= st->last.end_ns;
 }
 
-/* a label value in the exposition format: backslash, quote and newline escaped */
-static void prom_label_value(const char *s)
+int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interval_ns,
+		struct sc_interval *iv)
 {
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '\\' || *s == '"')
-			printf("\\%c", *s);
-		else if (*s == '\n')
-			printf("\\n");
-		else
-			putchar(*s);
-	}
-	putchar('"');
-}
+	static struct slackgov_snaps r;
+	static __u64 d[SLACKGOV_LAT_BUCKETS];
+	const struct slackgov_snap *sn = NULL, *c;
+	double len, denom;
+	__u64 j, lo, blocked, busy;
+	__u32 b;
+	int fd;
 
-/* one sample of the current family; labels as name, value pairs */
-static void sample(double value, int nlabels, const char *const *labels)
-{
-	int i;
-
-	if (json_wtr) {
-		jsonw_start_object(json_wtr);
-		jsonw_name(json_wtr, "labels");
-		jsonw_start_object(json_wtr);
-		for (i = 0; i < nlabels; i++)
-			jsonw_string_field(json_wtr, labels[2 * i], labels[2 * i + 1]);
-		jsonw_end_object(json_wtr);
-		jsonw_float_field_fmt(json_wtr, "value", "%.15g", value);
-		jsonw_end_object(json_wtr);
-		return;
+	memset(iv, 0, sizeof(*iv));
+	iv->p50_us = iv->p90_us = iv->p99_us = iv->slo_q_us = -1;
+	fd = sc_map_fd("snaps");
+	if (fd < 0)
+		return -1;
+	if (bpf_map_lookup_elem(fd, &slot, &r)) {
+		close(fd);
+		return -1;
 	}
-	printf("%s", cur_family->name);
-	for (i = 0; i < nlabels; i++) {
-		printf("%s%s=", i ? "," : "{", labels[2 * i]);
-		prom_label_value(labels[2 * i + 1]);
+	close(fd);
+	/* newest first; r.head - SLACKGOV_SNAPS is the one written next: skipped */
+	lo = r.head > SLACKGOV_SNAPS - 1 ? r.head - (SLACKGOV_SNAPS - 1) : 0;
+	for (j = r.head; j-- > lo;) {
+		c = &r.snap[j % SLACKGOV_SNAPS];
+		if (!snap_valid(c, st))
+			break;
+		sn = c;
+		if (st->last.end_ns - c->end_ns >= interval_ns)
+			break;
 	}
-	printf("%s %.15g\n", nlabels ? "}" : "", value);
-}
-
-static double target_value(int m, const struct slackgov_target_state *st)
-{
-	const struct slackgov_window *w = &st->last;
-
-	switch (m) {
-	case 0: return w->rps;
-	case 1: return w->slack / 1000.0;
-	case 2: return w->cv / 1000.0;
-	case 3: return w->util / 1000.0;
-	default: return st->head;
+	if (!sn || st->total_ns <= sn->ns)
+		return -1;
+	len = (st->total_ns - sn->ns) / 1e9;
+	iv->ok = true;
+	iv->span_s = len;
+	iv->windows = st->head - sn->windows;
+	iv->requests = st->total_send - sn->send;
+	iv->recvs = st->total_recv - sn->recv;
+	iv->rps = iv->requests / len;
+	blocked = st->total_blocked_ns - sn->blocked_ns;
+	busy = st->total_busy_ns - sn->busy_ns;
+	denom = (double)blocked + busy;
+	/* as a window's slack: no completed segment is saturated with requests, idle without */
+	iv->slack = denom > 0 ? blocked / denom : iv->requests || iv->recvs ? 0 : 1;
+	iv->util = (st->total_oncpu_ns - sn->oncpu_ns) / 1e9 / len;
+	iv->cv = (st->total_cv_ns - sn->cv_ns) / 1e9 / len;
+	for (b = 0; b < SLACKGOV_LAT_BUCKETS; b++) {
+		d[b] = (__u32)((__u32)st->lat_hist[b] - sn->lat_hist[b]);
+		iv->lat_n += d[b];
 	}
+	if (iv->lat_n) {
+		iv->lat_mean_s = (st->total_lat_ns - sn->lat_ns) / 1e9 / iv->lat_n;
+		iv->queue_mean_s = (st->total_queue_ns - sn->queue_ns) / 1e9 / iv->lat_n;
+		iv->p50_us = sc_lat_quantile(d, iv->lat_n, 5000);
+		iv->p90_us = sc_lat_quantile(d, iv->lat_n, 9000);
+		iv->p99_us = sc_lat_quantile(d, iv->lat_n, 9900);
+		iv->slo_q_us = sc_lat_quantile(d, iv->lat_n, st->last.slo_q ?: SLACKGOV_Q_DEFAULT);
+	}
+	iv->slo_windows = st->total_slo_windows - sn->slo_windows;
+	iv->slo_over = st->total_slo_over - sn->slo_over;
+	return 0;
 }
 
 static void read_state(struct sc_walk *wk, __u32 slot)
@@ -144,48 +176,102 @@ static void read_state(struct sc_walk *wk, __u32 slot)
 		memset(wk->st, 0, sizeof(*wk->st));
 }
 
-static void stats_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
+static void json_us(const char *name, double us)
 {
-	struct sc_walk *wk = ctx;
-	char text[64];
-	const char *labels[2] = { "target", text };
+	if (us < 0)
+		jsonw_null_field(json_wtr, name);
+	else
+		jsonw_float_field_fmt(json_wtr, name, "%.0f", us);
+}
 
-	sc_target_text(kind, key, text, sizeof(text));
-	read_state(wk, v->slot);
-	sample(target_value(wk->metric, wk->st), 1, labels);
+static void json_interval(const struct sc_interval *iv)
+{
+	jsonw_name(json_wtr, "interval");
+	if (!iv->ok) {
+		jsonw_null(json_wtr);
+		return;
+	}
+	jsonw_start_object(json_wtr);
+	jsonw_float_field_fmt(json_wtr, "span_s", "%.6f", iv->span_s);
+	jsonw_float_field_fmt(json_wtr, "rps", "%.3f", iv->rps);
+	jsonw_float_field_fmt(json_wtr, "slack", "%.1f", iv->slack * SLACKGOV_ONE);
+	jsonw_float_field_fmt(json_wtr, "cv", "%.1f", iv->cv * SLACKGOV_ONE);
+	jsonw_float_field_fmt(json_wtr, "util", "%.1f", iv->util * SLACKGOV_ONE);
+	jsonw_uint_field(json_wtr, "requests", iv->requests);
+	jsonw_uint_field(json_wtr, "recvs", iv->recvs);
+	jsonw_uint_field(json_wtr, "windows", iv->windows);
+	jsonw_uint_field(json_wtr, "nr_lat", iv->lat_n);
+	json_us("lat_mean_us", iv->lat_n ? iv->lat_mean_s * 1e6 : -1);
+	json_us("queue_mean_us", iv->lat_n ? iv->queue_mean_s * 1e6 : -1);
+	json_us("lat_p50_us", iv->p50_us);
+	json_us("lat_p90_us", iv->p90_us);
+	json_us("lat_p99_us", iv->p99_us);
+	json_us("lat_slo_q_us", iv->slo_q_us);
+	jsonw_uint_field(json_wtr, "slo_windows", iv->slo_windows);
+	jsonw_uint_field(json_wtr, "slo_over", iv->slo_over);
+	jsonw_end_object(json_wtr);
+}
+
+static void json_window(const struct slackgov_window *w, double age)
+{
+	jsonw_name(json_wtr, "window");
+	jsonw_start_object(json_wtr);
+	jsonw_uint_field(json_wtr, "seq", w->seq);
+	jsonw_float_field_fmt(json_wtr, "age_s", "%.3f", age);
+	jsonw_float_field_fmt(json_wtr, "len_s", "%.6f", (w->end_ns - w->start_ns) / 1e9);
+	jsonw_uint_field(json_wtr, "rps", w->rps);
+	jsonw_uint_field(json_wtr, "slack", w->slack);
+	jsonw_uint_field(json_wtr, "cv", w->cv);
+	jsonw_uint_field(json_wtr, "util", w->util);
+	jsonw_uint_field(json_wtr, "nr_send", w->nr_send);
+	jsonw_uint_field(json_wtr, "nr_recv", w->nr_recv);
+	jsonw_uint_field(json_wtr, "nr_wait", w->nr_wait);
+	jsonw_uint_field(json_wtr, "workers", w->nr_threads);
+	jsonw_uint_field(json_wtr, "flags", w->flags);
+	jsonw_int_field(json_wtr, "report_ret", w->report_ret);
+	jsonw_uint_field(json_wtr, "nr_lat", w->nr_lat);
+	jsonw_uint_field(json_wtr, "lat_p50_us", w->lat_p50_us);
+	jsonw_uint_field(json_wtr, "lat_p99_us", w->lat_p99_us);
+	jsonw_uint_field(json_wtr, "queue_us", w->queue_us);
+	jsonw_uint_field(json_wtr, "svc_us", w->svc_us);
+	jsonw_end_object(json_wtr);
+}
+
+/* a latency for the table: "850us", "12.5ms", "-" */
+static const char *lat_text(double us, char *buf, size_t len)
+{
+	if (us < 0)
+		snprintf(buf, len, "-");
+	else if (us < 10000)
+		snprintf(buf, len, "%.0fus", us);
+	else if (us < 10000000)
+		snprintf(buf, len, "%.1fms", us / 1000);
+	else
+		snprintf(buf, len, "%.1fs", us / 1e6);
+	return buf;
 }
 
 static void status_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
 {
 	struct sc_walk *wk = ctx;
 	struct slackgov_window *w = &wk->st->last;
-	char text[64];
+	struct sc_interval iv;
+	char text[64], p50[16], p99[16], slo[24], over[16];
 	double age;
 
 	sc_target_text(kind, key, text, sizeof(text));
 	read_state(wk, v->slot);
+	sc_interval(v->slot, wk->st, wk->interval_ns, &iv);
 	age = w->seq ? (now_ns() - w->end_ns) / 1e9 : -1;
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "target", text);
 		jsonw_uint_field(json_wtr, "slot", v->slot);
 		jsonw_uint_field(json_wtr, "setpoint", v->setpoint);
-		jsonw_name(json_wtr, "window");
-		jsonw_start_object(json_wtr);
-		jsonw_uint_field(json_wtr, "seq", w->seq);
-		jsonw_float_field_fmt(json_wtr, "age_s", "%.3f", age);
-		jsonw_float_field_fmt(json_wtr, "len_s", "%.6f", (w->end_ns - w->start_ns) / 1e9);
-		jsonw_uint_field(json_wtr, "rps", w->rps);
-		jsonw_uint_field(json_wtr, "slack", w->slack);
-		jsonw_uint_field(json_wtr, "cv", w->cv);
-		jsonw_uint_field(json_wtr, "util", w->util);
-		jsonw_uint_field(json_wtr, "nr_send", w->nr_send);
-		jsonw_uint_field(json_wtr, "nr_recv", w->nr_recv);
-		jsonw_uint_field(json_wtr, "nr_wait", w->nr_wait);
-		jsonw_uint_field(json_wtr, "workers", w->nr_threads);
-		jsonw_uint_field(json_wtr, "flags", w->flags);
-		jsonw_int_field(json_wtr, "report_ret", w->report_ret);
-		jsonw_end_object(json_wtr);
+		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
+		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
+		json_interval(&iv);
+		json_window(w, age);
 		jsonw_uint_field(json_wtr, "windows", wk->st->head);
 		jsonw_uint_field(json_wtr, "total_send", wk->st->total_send);
 		jsonw_float_field_fmt(json_wtr, "total_s", "%.3f", wk->st->total_ns / 1e9);
@@ -193,10 +279,100 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 		return;
 	}
 	if (!wk->n++)
-		printf("%-22s %5s %8s %7s %7s %7s %8s %7s\n", "TARGET", "SLOT", "RPS", "SLACK", "CV",
-		       "UTIL", "WINDOWS", "AGE");
-	printf("%-22s %5u %8u %6.1f%% %7.3f %6.1f%% %8llu %6.2fs\n", text, v->slot, w->rps,
-	       w->slack / 10.0, w->cv / 1000.0, w->util / 10.0, (unsigned long long)wk->st->head, age);
+		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %5s %6s %7s\n", "TARGET", "RPS", "SLACK",
+		       "CV", "UTIL", "P50", "P99", "SLO", "OVER", "SPAN", "AGE");
+	if (v->slo_us)
+		snprintf(slo, sizeof(slo), "p%g:%s", v->slo_q / 100.0, lat_text(v->slo_us, p50, sizeof(p50)));
+	else
+		snprintf(slo, sizeof(slo), "-");
+	if (iv.ok && iv.slo_windows)
+		snprintf(over, sizeof(over), "%.0f%%", 100.0 * iv.slo_over / iv.slo_windows);
+	else
+		snprintf(over, sizeof(over), "-");
+	if (!iv.ok) {
+		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %5s %6s %6.2fs\n", text, "-", "-", "-",
+		       "-", "-", "-", slo, over, "-", age);
+		return;
+	}
+	printf("%-22s %9.1f %5.1f%% %6.3f %5.1f%% %8s %8s %-12s %5s %5.2fs %6.2fs\n", text, iv.rps,
+	       iv.slack * 100, iv.cv, iv.util * 100, lat_text(iv.p50_us, p50, sizeof(p50)),
+	       lat_text(iv.p99_us, p99, sizeof(p99)), slo, over, iv.span_s, age);
+}
+
+/* the targets' sends so far, for energy per request */
+static void sends_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
+{
+	struct sc_walk *wk = ctx;
+
+	read_state(wk, v->slot);
+	wk->sends += wk->st->total_send;
+}
+
+static void energy_mark(struct sc_walk *wk, struct sc_energy_mark *m)
+{
+	wk->sends = 0;
+	sc_for_each_target(sends_one, wk);
+	m->sends = wk->sends;
+	m->t_ns = now_ns();
+	m->n = sc_energy_read(m->z, SC_MAX_ZONES);
+}
+
+/* package energy since @prev (taken now and SC_ENERGY_SAMPLE_NS later without one) */
+static void status_energy(struct sc_walk *wk, struct sc_energy_mark *prev)
+{
+	static struct sc_energy_mark a, b;
+	double j, span;
+	__u64 req;
+	int i;
+
+	if (!prev || !prev->n) {
+		energy_mark(wk, &a);
+		if (a.n) {
+			struct timespec ts = { 0, SC_ENERGY_SAMPLE_NS };
+
+			nanosleep(&ts, NULL);
+		}
+		prev = &a;
+	}
+	energy_mark(wk, &b);
+	j = sc_energy_delta(prev->z, prev->n, b.z, b.n);
+	span = (b.t_ns - prev->t_ns) / 1e9;
+	req = b.sends - prev->sends;
+	if (json_wtr) {
+		jsonw_name(json_wtr, "energy");
+		if (j < 0) {
+			jsonw_null(json_wtr);
+		} else {
+			jsonw_start_object(json_wtr);
+			jsonw_name(json_wtr, "zones");
+			jsonw_start_array(json_wtr);
+			for (i = 0; i < b.n; i++)
+				jsonw_string(json_wtr, b.z[i].zone);
+			jsonw_end_array(json_wtr);
+			jsonw_float_field_fmt(json_wtr, "span_s", "%.6f", span);
+			jsonw_float_field_fmt(json_wtr, "joules", "%.6f", j);
+			jsonw_float_field_fmt(json_wtr, "watts", "%.3f", j / span);
+			jsonw_uint_field(json_wtr, "requests", req);
+			if (req)
+				jsonw_float_field_fmt(json_wtr, "joules_per_request", "%.9g", j / req);
+			else
+				jsonw_null_field(json_wtr, "joules_per_request");
+			jsonw_end_object(json_wtr);
+		}
+	} else if (j < 0) {
+		printf("\nenergy: no energy counter (/sys/class/powercap/*/energy_uj)\n");
+	} else {
+		printf("\nenergy: %.3f J in %.2f s (%.2f W, %s", j, span, j / span, b.z[0].zone);
+		if (b.n > 1)
+			printf(" + %d zones", b.n - 1);
+		if (req)
+			printf("), %.6f J per request of the targets (%llu requests)\n", j / req,
+			       (unsigned long long)req);
+		else
+			printf("), no request of the targets\n");
+	}
+	if (prev != &a)
+		*prev = b;
 }
 
 static void read_stat(const char *dir, const char *name, char *buf, size_t len)
@@ -209,7 +385,7 @@ static void read_stat(const char *dir, const char *name, char *buf, size_t len)
 }
 
 /* every cpufreq policy: governor, frequency and, under slack, its stats */
-static int read_policies(struct sc_policy **out)
+int sc_read_policies(struct sc_policy **out)
 {
 	struct sc_policy *p;
 	char dir[512];
@@ -245,7 +421,7 @@ static int read_policies(struct sc_policy **out)
 	return n;
 }
 
-static bool is_number(const char *s)
+bool sc_is_number(const char *s)
 {
 	return *s && strspn(s, "0123456789") == strlen(s);
 }
@@ -253,7 +429,7 @@ static bool is_number(const char *s)
 static void status_policies(void)
 {
 	struct sc_policy *p;
-	int i, n = read_policies(&p);
+	int i, n = sc_read_policies(&p);
 
 	if (json_wtr) {
 		jsonw_name(json_wtr, "policies");
@@ -286,9 +462,10 @@ static void status_policies(void)
 	free(p);
 }
 
-static int status_once(void)
+
+static int status_once(__u64 interval_ns, bool clear, struct sc_energy_mark *mark)
 {
-	struct sc_walk wk = {};
+	struct sc_walk wk = { .interval_ns = interval_ns };
 	bool feed = sc_feed_on(), mod = sc_module_loaded();
 
 	wk.st = calloc(1, sizeof(*wk.st));
@@ -299,23 +476,29 @@ static int status_once(void)
 			close(wk.fd);
 		return sc_err("not loaded: run 'slackctl load' first");
 	}
+	if (clear)
+		printf("\033[H\033[2J");
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_bool_field(json_wtr, "loaded", true);
 		jsonw_bool_field(json_wtr, "feed", feed);
 		jsonw_bool_field(json_wtr, "module", mod);
+		jsonw_float_field_fmt(json_wtr, "interval_s", "%.3f", interval_ns / 1e9);
 		jsonw_name(json_wtr, "targets");
 		jsonw_start_array(json_wtr);
 	} else {
-		printf("feed: %s\n\n", feed ? "on (slackgov.ko)" :
+		printf("feed: %s\n", feed ? "on (slackgov.ko)" :
 		       mod ? "off (slackgov.ko is loaded: slackctl unload; slackctl load)" :
 			     "off (module not loaded: metrics only)");
+		printf("interval: %.3g s (SPAN: what the figures cover; AGE: since the last window)\n\n",
+		       interval_ns / 1e9);
 	}
 	sc_for_each_target(status_one, &wk);
 	if (json_wtr)
 		jsonw_end_array(json_wtr);
 	else if (!wk.n)
 		printf("no targets: slackctl target add --pid PID | --comm NAME | --cgroup PATH\n");
+	status_energy(&wk, mark);
 	status_policies();
 	if (json_wtr)
 		jsonw_end_object(json_wtr);
@@ -326,89 +509,53 @@ static int status_once(void)
 
 int do_status(int argc, char **argv)
 {
-	unsigned long long watch = 0;
+	static struct sc_energy_mark mark;
+	unsigned long long watch_s;
+	__u64 interval_ns = SC_INTERVAL_DEF_NS, watch_ns = 0;
+	bool watch = false, tty = isatty(STDOUT_FILENO);
+	struct timespec ts;
 
-	if (argc == 2 && is_prefix(argv[0], "--watch")) {
-		if (sc_parse_num("--watch", SC_SEC, 1, 3600, argv[1], &watch))
-			return -1;
-	} else if (argc) {
-		return sc_err("usage: slackctl status [--watch SECONDS]");
+	while (argc) {
+		if (is_prefix(argv[0], "--interval") && strlen(argv[0]) > 2) {
+			if (argc < 2)
+				return sc_err("status: --interval needs a duration (1s, 500ms)");
+			if (sc_parse_duration("--interval", argv[1], SC_INTERVAL_MIN_NS, SC_INTERVAL_MAX_NS,
+					      &interval_ns))
+				return -1;
+			NEXT_ARG();
+		} else if (is_prefix(argv[0], "--watch") && strlen(argv[0]) > 2) {
+			watch = true;
+			/* an optional refresh period: the next word if it is not an option */
+			if (argc > 1 && argv[1][0] != '-') {
+				if (sc_parse_num("--watch", SC_SEC, 1, SC_WATCH_MAX_S, argv[1], &watch_s))
+					return -1;
+				watch_ns = watch_s * 1000000000ULL;
+				NEXT_ARG();
+			}
+		} else {
+			return sc_err("usage: slackctl status [--interval DURATION] [--watch [DURATION]]");
+		}
+		NEXT_ARG();
 	}
+	if (!watch_ns)
+		watch_ns = interval_ns > SC_WATCH_MIN_NS ? interval_ns : SC_WATCH_MIN_NS;
 	if (sc_check_env(SC_NEED_PINS))
 		return -1;
-	/* with -j, --watch writes one document per refresh (JSON lines unless -p) */
+	/*
+	 * On a terminal, --watch redraws in place (as top); piped, it writes
+	 * one table after another (with -j, one document per refresh: JSON
+	 * lines unless -p).
+	 */
 	for (;;) {
-		if (watch && !json_wtr)
-			printf("\033[H\033[2J");
-		if (status_once())
+		if (status_once(interval_ns, watch && tty && !json_wtr, watch ? &mark : NULL))
 			return -1;
 		if (!watch)
 			return 0;
+		if (!json_wtr && !tty)
+			printf("\n");
 		fflush(stdout);
-		sleep(watch);
+		ts.tv_sec = watch_ns / 1000000000ULL;
+		ts.tv_nsec = watch_ns % 1000000000ULL;
+		nanosleep(&ts, NULL);
 	}
-}
-
-int do_stats(int argc, char **argv)
-{
-	struct sc_walk wk = {};
-	struct sc_policy *p;
-	size_t m;
-	int i, n;
-
-	if (argc > 1 || (argc == 1 && !is_prefix(argv[0], "--prom")))
-		return sc_err("usage: slackctl stats [--prom]");
-	if (sc_check_env(SC_NEED_PINS))
-		return -1;
-	wk.st = calloc(1, sizeof(*wk.st));
-	wk.fd = sc_map_fd("windows");
-	if (!wk.st || wk.fd < 0) {
-		free(wk.st);
-		if (wk.fd >= 0)
-			close(wk.fd);
-		return sc_err("not loaded: run 'slackctl load' first");
-	}
-	n = read_policies(&p);
-	if (json_wtr) {
-		jsonw_start_object(json_wtr);
-		jsonw_name(json_wtr, "metrics");
-		jsonw_start_array(json_wtr);
-	}
-	family_begin(&fam_feed);
-	sample(sc_feed_on(), 0, NULL);
-	family_end();
-	for (m = 0; m < SC_ARRAY_SIZE(fam_target); m++) {
-		family_begin(&fam_target[m]);
-		wk.metric = m;
-		sc_for_each_target(stats_one, &wk);
-		family_end();
-	}
-	/* one family at a time: the format wants each family's samples together */
-	family_begin(&fam_policy[0]);
-	for (i = 0; i < n; i++) {
-		const char *labels[4] = { "policy", p[i].name, "governor", p[i].gov };
-
-		if (is_number(p[i].cur))
-			sample(strtod(p[i].cur, NULL) * 1000, 2, labels);
-	}
-	family_end();
-	for (m = 1; m < SC_ARRAY_SIZE(fam_policy); m++) {
-		family_begin(&fam_policy[m]);
-		for (i = 0; i < n; i++) {
-			const char *labels[2] = { "policy", p[i].name };
-			const char *v = m == 1 ? p[i].dec : m == 2 ? p[i].boosts : p[i].fb;
-
-			if (is_number(v))
-				sample(strtod(v, NULL), 1, labels);
-		}
-		family_end();
-	}
-	if (json_wtr) {
-		jsonw_end_array(json_wtr);
-		jsonw_end_object(json_wtr);
-	}
-	free(p);
-	close(wk.fd);
-	free(wk.st);
-	return 0;
 }
