@@ -8,7 +8,7 @@
 
 C=1	# the CPU the feed names; cpu0 stays on another governor
 
-ktap_plan 29
+ktap_plan 30
 [ -x "$INJ" ] || ktap_skip_all "sginject not built"
 sg_setup $C || { ktap_fail "setup"; ktap_finished; }
 trace_on
@@ -118,4 +118,20 @@ ktap_check 'grep -q "slackgov_qos: cpu=$C old_us=20 new_us=-1 ret=" $TR/trace' \
 	"governor stop removes the resume-latency request"
 echo slack > $(pol $C)/scaling_governor
 ktap_eq "$C:none" "$(gstat $C idle_qos)" "restarted governor starts without constraints"
+
+# new limits: the first change after them skips the rate limit (as
+# schedutil's limits_changed; on the fast-switch path nothing else applies
+# them), here a raised scaling_min_freq inside a 1 s rate limit that began
+# with the feed's first change
+rl=$(knob rate_limit_us)
+sg_defer "knob rate_limit_us $rl; echo $MIN > $(pol $C)/scaling_min_freq"
+knob rate_limit_us 1000000
+"$INJ" -C $C -s 900 -d 3000 >/dev/null &
+wait_for '[ "$(cur $C)" -lt "$MAX" ]' 30
+echo "$MAX" > "$(pol $C)/scaling_min_freq"
+wait_for '[ "$(cur $C)" = "$MAX" ]' 5
+ktap_eq "$MAX" "$(cur $C)" "a raised scaling_min_freq applies at once, inside the rate limit"
+echo "$MIN" > "$(pol $C)/scaling_min_freq"
+knob rate_limit_us "$rl"
+wait
 ktap_finished

@@ -186,8 +186,10 @@ ktap_check "[ $bs -gt 0 ] && [ $bf -eq $fmax ] && [ $bgot -eq $fmax ]" \
 	"saturating burst: max in the first saturated window"
 
 
-# 5. the signal stops: the target is killed, then (with a new target) the BPF
-# side is unloaded.  Either way the policy must go to the safe frequency
+# 5. the target goes: killed, its last window (flagged EXITED) returns the
+# policy to the utilization rule at once (reason exited, no fallback: the
+# target is gone, not silent).  Then (with a new target) the BPF side is
+# unloaded: the signal stops, the policy must go to the safe frequency
 # (safe_khz 0: max), count a fallback and emit slackgov_stale.
 # stale_gone WHAT: traced, wait for mode safe, check stats and trace
 stale_check() {
@@ -206,7 +208,10 @@ cl=$!
 wait_for '[ "$(gstat 1 mode)" = slack ]' 20
 fb=$(gstat 1 fallbacks)
 kill -9 "$LR_SERVER_PID"
-stale_check "target killed"
+wait_for '[ "$(gstat 1 mode)" = util ]' 30
+ktap_note "target killed: mode $(gstat 1 mode), last reason $(gstat 1 last_reason), fallbacks $fb -> $(gstat 1 fallbacks)"
+ktap_check "[ \"$(gstat 1 mode) $(gstat 1 fallbacks)\" = \"util $fb\" ] && grep -q 'slackgov_decision: policy=1 mode=util .*reason=exited' $TR/trace" \
+	"target killed: its exit returns the policy to the util rule at once (reason exited, no fallback)"
 wait $cl 2>/dev/null
 wait "$LR_SERVER_PID" 2>/dev/null
 LR_SERVER_PID=
