@@ -256,7 +256,7 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 	struct sc_walk *wk = ctx;
 	struct slackgov_window *w = &wk->st->last;
 	struct sc_interval iv;
-	char text[64], p50[16], p99[16], slo[24], over[16];
+	char text[64], p50[16], p99[16], slo[24], over[16], agetxt[16];
 	double age;
 
 	sc_target_text(kind, key, text, sizeof(text));
@@ -289,14 +289,18 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 		snprintf(over, sizeof(over), "%.0f%%", 100.0 * iv.slo_over / iv.slo_windows);
 	else
 		snprintf(over, sizeof(over), "-");
+	if (age < 0)
+		snprintf(agetxt, sizeof(agetxt), "-");	/* no window closed yet */
+	else
+		snprintf(agetxt, sizeof(agetxt), "%.2fs", age);
 	if (!iv.ok) {
-		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %5s %6s %6.2fs\n", text, "-", "-", "-",
-		       "-", "-", "-", slo, over, "-", age);
+		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %5s %6s %7s\n", text, "-", "-", "-",
+		       "-", "-", "-", slo, over, "-", agetxt);
 		return;
 	}
-	printf("%-22s %9.1f %5.1f%% %6.3f %5.1f%% %8s %8s %-12s %5s %5.2fs %6.2fs\n", text, iv.rps,
+	printf("%-22s %9.1f %5.1f%% %6.3f %5.1f%% %8s %8s %-12s %5s %5.2fs %7s\n", text, iv.rps,
 	       iv.slack * 100, iv.cv, iv.util * 100, lat_text(iv.p50_us, p50, sizeof(p50)),
-	       lat_text(iv.p99_us, p99, sizeof(p99)), slo, over, iv.span_s, age);
+	       lat_text(iv.p99_us, p99, sizeof(p99)), slo, over, iv.span_s, agetxt);
 }
 
 /* the targets' sends so far, for energy per request */
