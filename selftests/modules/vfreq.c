@@ -35,6 +35,8 @@
  *
  * Files, all "key value" per line, in /sys/kernel/debug/vplatform/:
  * freq_khz, emulation, model, meter, energy_uj, residency_ns, reset (write).
+ * The modeled energy is also the powercap zone /sys/class/powercap/vplatform:0
+ * (energy_uj since load, as a RAPL package counter reads).
  * See Documentation/emulated-platform.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -47,6 +49,7 @@
 #include <linux/ktime.h>
 #include <linux/math64.h>
 #include <linux/module.h>
+#include <linux/powercap.h>
 #include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/seq_file.h>
@@ -152,6 +155,7 @@ struct vfreq_cpu {
 	u64 res_f[VP_NR_FREQS];
 	u64 res_c[VP_NR_CSTATES][VP_NR_FREQS];	/* per C-state and P-state */
 	u64 energy_pj;
+	u64 reset_pj;		/* energy_pj taken away by resets (the powercap zone's part) */
 	u64 transitions;
 };
 
@@ -248,6 +252,7 @@ static void vfreq_meter_reset(void)
 		st->since_ns = st->reset_ns = ktime_get_ns();
 		memset(st->res_f, 0, sizeof(st->res_f));
 		memset(st->res_c, 0, sizeof(st->res_c));
+		st->reset_pj += st->energy_pj;
 		st->energy_pj = 0;
 		st->transitions = 0;
 		/* emulation statistics: racy against their CPU, good enough for stats */
@@ -659,6 +664,86 @@ static void vfreq_debugfs_init(void)
 	debugfs_create_file("reset", 0200, vfreq_dir, NULL, &vfreq_reset_fops);
 }
 
+/* ---- the powercap zone --------------------------------------------------------------- */
+
+/*
+ * The meter's energy as a powercap zone, /sys/class/powercap/vplatform:0
+ * (name "package-0", energy_uj, max_energy_range_uj), read as intel-rapl's
+ * is on hardware, so that slackctl, the bench and the demo have one reader.
+ * Its counter is the sum over CPUs of the modeled energy since the module
+ * was loaded: the debugfs reset does not move it (a powercap counter only
+ * grows, up to max_energy_range_uj).  No power limit: no constraints.
+ */
+static struct powercap_control_type *vfreq_pc_type;
+static struct powercap_zone *vfreq_pc_zone;
+
+static int vfreq_pc_energy_uj(struct powercap_zone *pz, u64 *uj)
+{
+	unsigned long flags;
+	unsigned int cpu;
+	u64 pj = 0;
+
+	for_each_possible_cpu(cpu) {
+		struct vfreq_cpu *st = per_cpu_ptr(&vfreq_cpus, cpu);
+
+		raw_spin_lock_irqsave(&st->lock, flags);
+		vfreq_meter_advance(st, ktime_get_ns());
+		pj += st->energy_pj + st->reset_pj;
+		raw_spin_unlock_irqrestore(&st->lock, flags);
+	}
+	*uj = div_u64(pj, 1000000);
+	return 0;
+}
+
+static int vfreq_pc_max_uj(struct powercap_zone *pz, u64 *uj)
+{
+	*uj = div_u64(U64_MAX, 1000000);	/* where the pJ sum wraps */
+	return 0;
+}
+
+static const struct powercap_zone_ops vfreq_pc_ops = {
+	.get_energy_uj		 = vfreq_pc_energy_uj,
+	.get_max_energy_range_uj = vfreq_pc_max_uj,
+};
+
+/* powercap_register_zone() wants constraint ops even for no constraint */
+static int vfreq_pc_no_limit(struct powercap_zone *pz, int id, u64 *v)
+{
+	return -EOPNOTSUPP;
+}
+
+static int vfreq_pc_no_set(struct powercap_zone *pz, int id, u64 v)
+{
+	return -EOPNOTSUPP;
+}
+
+static const struct powercap_zone_constraint_ops vfreq_pc_const_ops = {
+	.get_power_limit_uw	= vfreq_pc_no_limit,
+	.set_power_limit_uw	= vfreq_pc_no_set,
+	.get_time_window_us	= vfreq_pc_no_limit,
+	.set_time_window_us	= vfreq_pc_no_set,
+};
+
+static int vfreq_powercap_init(void)
+{
+	vfreq_pc_type = powercap_register_control_type(NULL, "vplatform", NULL);
+	if (IS_ERR(vfreq_pc_type))
+		return PTR_ERR(vfreq_pc_type);
+	vfreq_pc_zone = powercap_register_zone(NULL, vfreq_pc_type, "package-0", NULL,
+					       &vfreq_pc_ops, 0, &vfreq_pc_const_ops);
+	if (IS_ERR(vfreq_pc_zone)) {
+		powercap_unregister_control_type(vfreq_pc_type);
+		return PTR_ERR(vfreq_pc_zone);
+	}
+	return 0;
+}
+
+static void vfreq_powercap_exit(void)
+{
+	powercap_unregister_zone(vfreq_pc_type, vfreq_pc_zone);
+	powercap_unregister_control_type(vfreq_pc_type);
+}
+
 /* ---- init / exit -------------------------------------------------------------------------- */
 
 static int vfreq_model_init(void)
@@ -743,12 +828,18 @@ static int __init vfreq_init(void)
 	}
 
 	vfreq_meter_reset();
+	ret = vfreq_powercap_init();
+	if (ret) {
+		pr_err("powercap zone: %d\n", ret);
+		goto err_powercap;
+	}
 	vfreq_debugfs_init();
 	pr_info("%d P-states %u-%u MHz, slowdown %s, fast switch %s, modeled-energy meter in debugfs vplatform/\n",
 		VP_NR_FREQS, vp_freq_khz[0] / 1000, VP_FMAX_KHZ / 1000, emulate ? "on" : "off",
 		fast_switch ? "on" : "off");
 	return 0;
 
+err_powercap:
 err_timers:
 	vfreq_tps_off();
 	vfreq_stop_timers();
@@ -762,6 +853,7 @@ err_tps:
 static void __exit vfreq_exit(void)
 {
 	debugfs_remove_recursive(vfreq_dir);
+	vfreq_powercap_exit();
 	vfreq_tps_off();
 	vfreq_stop_timers();
 	cpufreq_unregister_driver(&vfreq_driver);
