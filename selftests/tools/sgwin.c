@@ -3,7 +3,7 @@
  * sgwin.c - print one target slot of the pinned windows map as name=value
  * lines, for shell tests that have no JSON parser (the busybox guest).
  *
- * Usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b]]
+ * Usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b] [-l SECONDS]]
  *   -s  target slot (default 0)
  *   -a  also every window of the history ring, oldest first
  *   -f  follow: collect every window that closes in the next SECONDS (the
@@ -12,6 +12,8 @@
  *   -b  with -f: only the span from the first to the last window with a send
  *       (the latency figures of the follow line are over the whole SECONDS:
  *       windows without requests add nothing to them)
+ *   -l  with -f: the latency figures over the first SECONDS only (a client
+ *       that stopped counting then does not see the answers after it)
  * Output:
  *   now_ns=N head=N total_send=N total_ns=N      (now: CLOCK_MONOTONIC, the
  *                                                 clock of the windows' times)
@@ -109,10 +111,11 @@ struct sgwin_agg {
  * periods).  "missed" counts windows that fell out of the ring between reads.
  */
 static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span,
-		  struct slackgov_target_state *st)
+		  double lat_secs, struct slackgov_target_state *st)
 {
 	static __u32 cvs[SGWIN_MAX_FOLLOW];
-	static struct slackgov_target_state st0;
+	static struct slackgov_target_state st0, st1;
+	bool lat_taken = false;
 	struct sgwin_agg cur = {}, out = {};
 	__u64 seen, i, head, missed = 0;
 	bool started = !busy_span;
@@ -160,7 +163,13 @@ static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span
 		seen = head;
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		t = ts.tv_sec + ts.tv_nsec / 1e9;
+		if (lat_secs > 0 && !lat_taken && t - t0 >= lat_secs) {
+			st1 = *st;	/* the latency totals at -l */
+			lat_taken = true;
+		}
 	} while (t - t0 < secs);
+	if (!lat_taken)
+		st1 = *st;
 	qsort(cvs, out.ncv, sizeof(cvs[0]), cmp_u32);
 	{
 		double mean = out.recvs ? out.s1 / out.recvs : 0;
@@ -179,8 +188,10 @@ static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span
 	}
 	/* latency over the run: the difference of the cumulative histograms */
 	{
-		__u64 n = st->total_lat - st0.total_lat;
+		__u64 n;
 
+		st = &st1;
+		n = st->total_lat - st0.total_lat;
 		if (st->head < st0.head)
 			n = 0;		/* the slot was cleared: nothing comparable */
 		printf("follow_lat nr_lat=%llu lat_mean_us=%.1f queue_us=%.1f p50_us=%.1f "
@@ -200,19 +211,20 @@ int main(int argc, char **argv)
 	struct timespec ts;
 	int slot = 0, all = 0, fd, opt, period_ms = 40;
 	bool busy_span = false;
-	double secs = 0;
+	double secs = 0, lat_secs = 0;
 	__u32 key;
 	__u64 i, n;
 
-	while ((opt = getopt(argc, argv, "s:af:i:b")) != -1) {
+	while ((opt = getopt(argc, argv, "s:af:i:bl:")) != -1) {
 		switch (opt) {
 		case 's': slot = atoi(optarg); break;
 		case 'a': all = 1; break;
 		case 'f': secs = atof(optarg); break;
 		case 'i': period_ms = atoi(optarg); break;
 		case 'b': busy_span = true; break;
+		case 'l': lat_secs = atof(optarg); break;
 		default:
-			fprintf(stderr, "usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b]]\n");
+			fprintf(stderr, "usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b] [-l SECONDS]]\n");
 			return 2;
 		}
 	}
@@ -228,7 +240,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (secs > 0)
-		return follow(fd, key, secs, period_ms, busy_span, st);
+		return follow(fd, key, secs, period_ms, busy_span, lat_secs, st);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	printf("now_ns=%llu head=%llu total_send=%llu total_ns=%llu\n",
 	       (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec,
