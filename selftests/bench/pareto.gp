@@ -15,7 +15,7 @@ set key outside right
 set grid
 govs = system("awk '$1 != \"frontier\" && $1 != \"fixed\" && NF && !s[$1]++ { printf \"%s \", $1 }' " . data)
 if (slo > 0) set arrow from slo, graph 0 to slo, graph 1 nohead dt 2 lw 2 lc rgb "red"
-if (slo > 0) set label sprintf("SLO %d us", slo) at slo, graph 0.97 left offset 0.5, 0 tc rgb "red"
+if (slo > 0) set label sprintf("SLO %d us", slo) at slo, graph 0.04 left offset 0.5, 0 tc rgb "red"
 plot data using (strcol(1) eq "frontier" ? $4 : NaN):3 with lines lw 1.5 lc rgb "gray30" title "fixed-f frontier per load", \
      data using (strcol(1) eq "fixed" ? $4 : NaN):3 with points pt 6 lc rgb "gray50" title "fixed frequencies", \
      for [i = 1:words(govs)] data using (strcol(1) eq word(govs, i) ? $4 : NaN):3 with points pt 7 ps 1.5 lc i title word(govs, i), \
