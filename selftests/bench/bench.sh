@@ -21,7 +21,8 @@
 #    under each governor, as an sgclient ramp of BENCH_BURST_SUB s sub-steps
 #    (BENCH-BURST rows): time over the SLO, p99 per phase, energy per request.
 # 5. fidelity: for each server shape, the BPF side's observed RPS against
-#    the client's achieved RPS at several rates.  One BENCH-FID row each.
+#    the client's achieved RPS at several rates, and its server-side p99
+#    (sgwin -f's follow_lat) against the client's.  One BENCH-FID row each.
 # Knobs (environment, passed from the host by selftests/vm/run): see
 # Documentation/evaluation.rst, "Smaller runs".
 . "$SG_TOP/selftests/lib/loadrun.sh"
@@ -205,7 +206,7 @@ for shape in $SHAPES; do
 	for load in $LOADS; do
 		out=$(lr_follow $(($(cap_of $shape) * load / 100)) 5 "$load" 2)
 		obs=$(lr_win rps)
-		echo "BENCH-FID $shape,$load,$(echo "$out" | jget rps),${obs:-0}"
+		echo "BENCH-FID $shape,$load,$(echo "$out" | jget rps),${obs:-0},$(echo "$out" | jget p99_us),$(lr_win p99_us),$(lr_win queue_us)"
 	done
 	lr_server_stop
 done

@@ -38,6 +38,15 @@ cells steady 6 8000 > "$D/cells.csv"
 cells moved 6 8000 >> "$D/cells.csv"
 cells spread 7.5 8000 >> "$D/cells.csv"
 cells miss 6 12000 >> "$D/cells.csv"
+# shape,load,client_rps,observed_rps,client_p99,server_p99,queue_us: the
+# server-side p99 in the client's order but one pair swapped
+cat > "$D/fid.csv" <<'EOT'
+steady,10,100,99,3000,2000,100
+steady,30,300,298,4000,3500,300
+steady,50,500,497,9000,8000,900
+steady,70,700,690,8000,8500,2000
+steady,90,900,880,40000,39000,9000
+EOT
 # rep,shape,pattern,gov,requests,energy_j,j_per_req,steps,steps_over,sub_s,slo_windows,slo_over,phases
 cat > "$D/burst.csv" <<'EOT'
 1,steady,burst,slack,1000,5.0,0.005000,28,2,0.5,1400,30,20:4000:300;80:11000:700
@@ -48,13 +57,13 @@ agg() {	# agg MODE: the fixtures aggregated
 	awk -F, -v mode="$1" -v kernel=fixture -v date=now -v command="make bench" -v cmdbase="make bench" \
 		-v slos="steady=10000 moved=10000 spread=10000 miss=10000" -v slo_rule=fixture \
 		-v caps="steady=1000/1010/990/1005 moved=1000/1010/850/1000 spread=1000/1000/1000/1000 miss=1000/1000/1000/1000" \
-		-v cap_tol=10 -v spread_tol=10 -v burst="$D/burst.csv" -v fid= -v overhead=null \
+		-v cap_tol=10 -v spread_tol=10 -v burst="$D/burst.csv" -v fid="$D/fid.csv" -v overhead=null \
 		-f "$AWK" "$D/cells.csv"
 }
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 12
+ktap_plan 13
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -74,6 +83,8 @@ ktap_eq "False 70% rep 2 (p99 12000 us, performance 3000 us)" "$(q 'w["miss"]["v
 	"a repetition over the SLO where performance met it is a miss, named"
 ktap_eq "True False 0.0643 3 11000" "$(q 'b["verdict"]["no_more_energy_than_schedutil"], b["verdict"]["slo_held_where_performance_held"], round(b["schedutil"]["windows_over_slo_share"], 4), b["schedutil"]["time_over_slo_s"], b["slack"]["phase_p99_us"]["80"]')" \
 	"bursty: energy against schedutil, a phase over the SLO where performance held it, windows and time over it"
+ktap_eq "0.9 0.6667" "$(q 'round(j["fidelity"]["steady"]["latency"]["spearman"], 4), round(j["fidelity"]["steady"]["latency"]["levels"][0]["ratio"], 4)')" \
+	"latency fidelity: Spearman over the levels (one swapped pair of five: 0.9), server/client ratio"
 agg rst > "$D/results.rst"
 ktap_check 'grep -q "^\*\*Disturbed\*\*: capacity moved -15.0%" "$D/results.rst" && grep -q "verdict withheld" "$D/results.rst"' \
 	"the rst marks the disturbed run and withholds its verdict"

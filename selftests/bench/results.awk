@@ -6,7 +6,8 @@
 # j_per_req,khz,idle,slo_windows,slo_over,srv_p99) with idle
 # "state=permille;state=permille"; gov "fixMHZ" is the userspace governor
 # at that frequency (the static oracle's cells, rep 0).
-# -v: fid=fidelity.csv (shape,load,client_rps,observed_rps); burst=burst.csv
+# -v: fid=fidelity.csv (shape,load,client_rps,observed_rps,client_p99_us,
+# server_p99_us,queue_us: the last three may be empty); burst=burst.csv
 # (rep,shape,pattern,gov,requests,energy_j,j_per_req,steps,steps_over,sub_s,
 # slo_windows,slo_over,phases "load:p99:requests;..."); slos ("shape=us
 # ..."); slo_rule (how the SLO was chosen, text); caps ("shape=c0/c1/...":
@@ -153,17 +154,35 @@ function critname(c) {
 		"slack is within 10% of the static oracle's energy per request"
 }
 
-function read_fidelity(   line, f, s, x, y, cxx, cyy, cxy) {
+function read_fidelity(   line, f, s, x, y, cxx, cyy, cxy, i) {
 	if (fid != "") while ((getline line < fid) > 0) {
 		split(line, f, ","); s = f[1]; x = f[3] + 0; y = f[4] + 0
 		fshapes[s] = 1; fn[s]++; sx[s] += x; sy[s] += y; sxx[s] += x * x; syy[s] += y * y; sxy[s] += x * y
+		i = fn[s]; fload[s, i] = f[2] + 0; fcp[s, i] = f[5] + 0; fsp[s, i] = f[6] + 0; fq[s, i] = f[7] + 0
+		if (f[6] != "" && f[6] + 0 > 0) flat[s]++
 	}
+	for (s in fshapes) if (flat[s] > 1) spear[s] = spearman(s)
 	for (s in fshapes) {
 		cxx = sxx[s] - sx[s] * sx[s] / fn[s]; cyy = syy[s] - sy[s] * sy[s] / fn[s]
 		cxy = sxy[s] - sx[s] * sy[s] / fn[s]
 		slope[s] = cxx > 0 ? cxy / cxx : 0
 		r2[s] = (cxx > 0 && cyy > 0) ? cxy * cxy / (cxx * cyy) : 0
 	}
+}
+
+# spearman S: rank correlation of the client's p99 and the server-side p99
+# over shape S's fidelity levels (ties get their mean rank)
+function spearman(s,   i, j, m, rx, ry, mx, my, sxy2, sxx2, syy2) {
+	m = fn[s]
+	for (i = 1; i <= m; i++) { rx[i] = 1; ry[i] = 1
+		for (j = 1; j <= m; j++) if (j != i) {
+			rx[i] += (fcp[s, j] < fcp[s, i]) + 0.5 * (fcp[s, j] == fcp[s, i])
+			ry[i] += (fsp[s, j] < fsp[s, i]) + 0.5 * (fsp[s, j] == fsp[s, i])
+		}
+		mx += rx[i] / m; my += ry[i] / m
+	}
+	for (i = 1; i <= m; i++) { sxy2 += (rx[i] - mx) * (ry[i] - my); sxx2 += (rx[i] - mx) * (rx[i] - mx); syy2 += (ry[i] - my) * (ry[i] - my) }
+	return sxx2 > 0 && syy2 > 0 ? sxy2 / sqrt(sxx2 * syy2) : 0
 }
 
 # bursty rows, summed per shape, pattern and governor (means over the reps)
@@ -217,7 +236,14 @@ function json(   s, w, i, l, sep, c, p, g, j, k) {
 	printf " \"energy\": \"modeled (emulated platform), governed CPU only\",\n"
 	printf " \"overhead\": %s,\n \"fidelity\": {", overhead
 	sep = ""
-	for (s in fshapes) { printf "%s\"%s\": {\"r2\": %s, \"slope\": %s, \"levels\": %d}", sep, s, fmt(r2[s]), fmt(slope[s]), fn[s]; sep = ", " }
+	for (s in fshapes) {
+		printf "%s\"%s\": {\"r2\": %s, \"slope\": %s, \"levels\": %d, \"latency\": ", sep, s, fmt(r2[s]), fmt(slope[s]), fn[s]; sep = ", "
+		if (!flat[s]) { printf "null}"; continue }
+		printf "{\"spearman\": %s, \"levels\": [", (s in spear) ? fmt(spear[s]) : "null"
+		for (i = 1; i <= fn[s]; i++) printf "%s{\"load\": %d, \"client_p99_us\": %s, \"server_p99_us\": %s, \"ratio\": %s, \"queue_mean_us\": %s}",
+			(i > 1 ? ", " : ""), fload[s, i], fmt(fcp[s, i]), fmt(fsp[s, i]), (fcp[s, i] > 0 ? fmt(fsp[s, i] / fcp[s, i]) : "null"), fmt(fq[s, i])
+		printf "]}}"
+	}
 	printf "},\n \"primary_workload\": \"%s\",\n \"control\": ", sv[1]
 	matrix(sv[1], "  ")
 	printf ",\n \"workloads\": {"
@@ -389,6 +415,18 @@ function rst(   title, s, w, line, p, i) {
 	print "   * - server shape\n     - R^2\n     - slope\n     - levels"
 	for (s in fshapes) printf "   * - %s\n     - %.5f\n     - %.4f\n     - %d\n", s, r2[s], slope[s], fn[s]
 	print ""
+	for (s in fshapes) {
+		if (!flat[s]) continue
+		printf "Latency fidelity, ``%s``: the server-side p99 slackgov measured (``sgwin -f``)\n", s
+		printf "against the client's, per level (Spearman's rank correlation %s):\n\n", (s in spear) ? sprintf("%.3f", spear[s]) : "-"
+		print ".. list-table::"
+		print "   :header-rows: 1"
+		print ""
+		print "   * - load\n     - client p99 (us)\n     - server-side p99 (us)\n     - server / client\n     - mean queueing (us)"
+		for (i = 1; i <= fn[s]; i++) printf "   * - %d%%\n     - %.0f\n     - %.0f\n     - %s\n     - %.0f\n", fload[s, i], fcp[s, i], fsp[s, i],
+			(fcp[s, i] > 0 ? sprintf("%.2f", fsp[s, i] / fcp[s, i]) : "-"), fq[s, i]
+		print ""
+	}
 	if (overhead != "null" && overhead != "") {
 		print "BPF overhead on the host kernel (``selftests/metrics/bench-overhead.sh``, medians of " \
 			ov("reps") " interleaved repetitions; the issue's targets: <= 60 ns untraced, <= 150 ns per counted event):"
