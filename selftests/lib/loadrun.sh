@@ -35,7 +35,13 @@ lr_down() {
 	for p in /sys/devices/system/cpu/cpufreq/policy*; do
 		echo performance > "$p/scaling_governor" 2>/dev/null
 	done
-	rmmod slackgov 2>/dev/null
+	# the BPF side's module references drop asynchronously after unload:
+	# rmmod can meet EAGAIN for a moment, so retry (up to 2 s)
+	_i=0
+	while grep -q '^slackgov ' /proc/modules && [ $_i -lt 20 ]; do
+		rmmod slackgov 2>/dev/null || sleep 0.1
+		_i=$((_i + 1))
+	done
 	[ -d /sys/kernel/debug/vidle ] && { echo 0 > /sys/kernel/debug/vidle/registered; rmmod vidle; } 2>/dev/null
 	rmmod vfreq 2>/dev/null
 	return 0
