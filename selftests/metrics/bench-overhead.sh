@@ -34,7 +34,8 @@
 #    "baseline_pingpong_ns": a round trip with nothing,
 #    "tcp_rt_ns": {"none", "untraced_nolat", "untraced", "target_nolat",
 #    "target"}: ns per TCP round trip in each condition, "tcp_segs_per_rt",
-#    "tcp_probe_seg_ns": added per received segment of an untraced process by
+#    "tcp_probe_seg_ns": added per received segment (and its read, one each
+#    in the loop) of an untraced process by
 #    the latency programs, "tcp_probe_seg_ratio": the untraced round trip with
 #    them over without, "lat_req_ns": added per timed request of a target,
 #    "lat_req_ratio", "cpu_share_1m_segs": share of one CPU that 10^6
@@ -151,7 +152,7 @@ awk -v gp0="$gp0" -v sr0="$sr0" -v gpe="$gpe" -v sre="$sre" -v gpu="$gpu" -v sru
 	printf "  %-34s %10.1f %10.1f (x%.2f) %10.1f (x%.2f)\n", "untraced", tc0, tcun, tcun / tc0, tcu, tcu / tc0
 	printf "  %-34s %10.1f %10.1f (x%.2f) %10.1f (x%.2f)\n", "target (2 timed requests)", tc0, tctn, tctn / tc0, tct, tct / tc0
 	seg = (tcu - tcun) / segs; req = (tct - tctn) / 2
-	printf "latency programs: +%.1f ns per received TCP segment of an untraced process (x%.3f of its round trip without them); a server receiving 10^6 segments/s pays %.2f%% of a CPU\n", seg, tcu / tcun, seg * 1e6 / 1e9 * 100
+	printf "latency programs: +%.1f ns per received TCP segment of an untraced process, with its read (x%.3f of its round trip without them); a server receiving 10^6 segments/s pays %.2f%% of a CPU\n", seg, tcu / tcun, seg * 1e6 / 1e9 * 100
 	printf "latency programs: +%.1f ns per timed request of a target (x%.3f of its round trip without them)\n", req, tct / tctn
 	if (progs != "") printf "programs, ns per run (bpf_stats, target and untraced loops): %s\n", progs
 	printf "{\"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"target_other_ns\": %.1f, \"empty_ns\": %.1f, \"switch_ns\": %.1f, \"target_switch_ns\": %.1f, \"baseline_pingpong_ns\": %.1f, ",
