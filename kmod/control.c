@@ -144,9 +144,9 @@
  *    output over its SLO targets and the PID's output for its other
  *    targets: a target with room cannot pull the frequency under one that
  *    is short of it.  The PID steps once per new window of the target it
- *    follows and the SLO output moves down once per new SLO window: a
- *    retry, a timer or another target's window holds them, so N targets do
- *    not multiply the gains.  With no target of a kind, that part follows
+ *    follows and the SLO output moves down once per new window of the SLO
+ *    target with the largest need: a retry, a timer or another target's
+ *    window holds them, so N targets do not multiply the gains.  With no target of a kind, that part follows
  *    the output (bumpless when one appears).
  *
  * 7. **No targets: utilization rule.**  load = the busiest CPU's busy
@@ -438,6 +438,7 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 			in->k_milli = (u32)min_t(u64, (sg_exp2_q10(o->k_log >> 6) * 1000) >> 10,
 						 U32_MAX);
 			in->slo_target = o->target;
+			in->slo_lead_ns = o->stamp_ns;
 		}
 	} else {
 		u32 spj = o->setpoint ?: p->setpoint;
@@ -618,9 +619,9 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		in->fresh = true;
 		law->consumed_ns = in->pid_stamp;
 	}
-	if (has_slo && in->slo_stamp > law->slo_consumed_ns) {
+	if (has_slo && in->slo_lead_ns > law->slo_consumed_ns) {
 		in->slo_fresh = true;
-		law->slo_consumed_ns = in->slo_stamp;
+		law->slo_consumed_ns = in->slo_lead_ns;
 	}
 
 	if (has_slo) {					/* step 2 */

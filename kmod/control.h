@@ -119,7 +119,9 @@ struct sg_obs {
  * @targets:	distinct fresh targets; @slo_targets: those with an SLO
  * @seen:	bitmap of the targets counted
  * @newest_ns:	newest stamp of any fresh slot
- * @pid_stamp:	stamp of the slot the PID follows; @slo_stamp: newest SLO slot
+ * @pid_stamp:	stamp of the slot the PID follows; @slo_stamp: newest SLO slot;
+ * @slo_lead_ns: stamp of the SLO slot with the largest need (the SLO output
+ *		moves down once per new window of that target)
  * @slack, @raw, @seq, @setpoint, @rps, @target: the most constrained target
  *		without an SLO (largest setpoint deficit), for the PID
  * @pid_e:	its error slack_f - setpoint
@@ -135,7 +137,7 @@ struct sg_obs {
 struct sg_ctl_in {
 	u32	targets, slo_targets;
 	u64	seen[SLACKGOV_MAX_TARGETS / 64];
-	u64	newest_ns, pid_stamp, slo_stamp;
+	u64	newest_ns, pid_stamp, slo_stamp, slo_lead_ns;
 	s32	pid_e;
 	u32	slack, raw, setpoint, rps, target;
 	u64	seq;

@@ -346,6 +346,16 @@ static void test_slo_steps(void)
 		decide(&law, o, 2, now, &out, &in);
 		CHECK(in.targets == 2 && in.slo_targets == 2 && in.slo_target == 1 &&
 		      in.f_need == sg_slo_need(&a, 800), "two SLO targets: the tighter decides");
+		/* a new window of the other target does not move the output down */
+		law.slo_khz = FMAX;
+		o[1].stamp_ns = now + 10 * MS;
+		decide(&law, o, 2, now + 10 * MS, &out, &in);
+		CHECK(!in.slo_fresh && out.freq == FMAX && out.reason == SG_R_HOLD,
+		      "two SLO targets: the other target's window holds the output");
+		o[0].stamp_ns = now + 20 * MS;
+		decide(&law, o, 2, now + 20 * MS, &out, &in);
+		CHECK(in.slo_fresh && out.reason == SG_R_SLO,
+		      "the leading target's window is a fresh SLO step");
 	}
 	/* an SLO target and a slack target: the larger output wins */
 	{
