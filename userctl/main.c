@@ -296,7 +296,7 @@ static int do_help(int argc, char **argv)
 		"       COMMAND := { load [--feed { auto | on | off }] | unload |\n"
 		"                    target { add | del | set | list | help } ... |\n"
 		"                    set [--check] KNOB VALUE | get [KNOB] |\n"
-		"                    status [--interval DURATION] [--watch [DURATION]] |\n"
+		"                    status [--interval DURATION] [--watch [SECONDS]] |\n"
 		"                    stats [--prom [--output FILE]] | exporter --listen ADDR:PORT |\n"
 		"                    help [target] | version }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty | -v | --verbose | -h | --help }\n"
