@@ -25,9 +25,10 @@ rmmod_slackgov() {
 	return 1
 }
 
-ktap_plan 33
+ktap_plan 35
 # emulate=0: a plain table driver (the emulated slowdown is not under test)
-insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 || ktap_skip_all "vfreq.ko does not load"
+insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 fast_switch=${VFREQ_FAST_SWITCH:-0} ||
+	ktap_skip_all "vfreq.ko does not load"
 sg_defer "rmmod vfreq"
 ktap_run_ok "slackgov.ko loads" insmod "$SG_BUILD/kmod/slackgov.ko"
 sg_defer "rmmod_slackgov"
@@ -75,6 +76,42 @@ sc_fails 1 "idle_tight_slack above idle_relax_slack" \
 	"idle_tight_slack: the kernel refused $((relax + 1))" set idle_tight_slack $((relax + 1))
 ktap_eq "300 100 $tight" "$(cat $GOV/setpoint) $(cat $GOV/stale_ms) $(cat $GOV/idle_tight_slack)" \
 	"setpoint, stale_ms and idle_tight_slack unchanged"
+
+# -- bad input to every governor knob (the number parser in front of the
+# module's own check): every one fails, no sysfs file changes
+govsnap() { for f in $(ls $GOV); do echo "$f $(cat $GOV/$f)"; done; "$S" -j get; }
+govsnap > gov0.txt
+n=0 ok=0
+for k in $(ls $GOV); do
+	while IFS= read -r v; do
+		n=$((n + 1))
+		"$S" set "$k" "$v" > /dev/null 2>&1 && { ok=$((ok + 1)); ktap_note "accepted: set $k '$v'"; }
+	done <<'EOF2'
+
+-1
++1
+ 5
+5 
+1e3
+0x10
+1.
+.5
+1..5
+18446744073709551616
+1844674407370955162%
+ -18446744073709551615
+1000001%
+99999999999
+abc
+1 ms
+1MS
+0.0001%
+100000001
+EOF2
+done
+govsnap > gov1.txt
+ktap_eq "0" "$ok" "$n bad values to the governor's knobs all fail"
+ktap_check 'cmp -s gov0.txt gov1.txt' "and no knob changed $(diff gov0.txt gov1.txt | head -n 4 | tr '\n' ' ')"
 
 # -- a target served on cpu1: the governor there decides, status shows it
 taskset -c 1 "$B/sgserver" -p 0 -t 1 -s 500 > srv.out 2> /dev/null &
