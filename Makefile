@@ -22,6 +22,8 @@ ifeq ($(KVER),)
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 # make runs setup to make this file when it is missing, then restarts
 include $(CACHE)/kernels.mk
+else
+SETUP_KVERS	:= $(shell sed -n 's/^SETUP_KVERS := //p' $(CACHE)/kernels.mk 2>/dev/null)
 endif
 KVERS		:= $(SETUP_KVERS)
 else
@@ -85,7 +87,7 @@ help:
 	@echo '  uninstall    remove what install laid out'
 	@echo '  dkms-install the module through DKMS for the running kernel'
 	@echo '  clean        remove $(O)    distclean  also the kernel cache'
-	@echo 'Variables: V=1 (verbose) O=dir KDIR=dir KVER="$(KVERS)" T=test-filter'
+	@echo 'Variables: V=1 (verbose) O=dir KDIR=dir KVER="$(or $(KVERS),setup picks)" T=test-filter'
 
 # ---- setup ------------------------------------------------------------------
 # scripts/setup is idempotent (stamps per step): cheap to run again
