@@ -20,9 +20,11 @@ sg_setup() {
 	[ -e "$SG_BUILD/kmod/slackgov.ko" ] || ktap_skip_all "slackgov.ko not built"
 	# emulate=0: a plain table driver.  These tests check decisions, not
 	# the slowdown, and vfreq's slowdown currently freezes the TCG guest.
-	# SG_FAST_SWITCH=1 (the *-fast.sh variants): the driver offers
+	# SG_FAST_SWITCH=1 (the *-fast.sh variants; VFREQ_FAST_SWITCH=1 from
+	# the environment does the same for every test): the driver offers
 	# ->fast_switch, so the governor switches from its irq_work on the
 	# policy's CPU instead of from its kthread
+	SG_FAST_SWITCH=${SG_FAST_SWITCH:-${VFREQ_FAST_SWITCH:-}}
 	insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 ${SG_FAST_SWITCH:+fast_switch=$SG_FAST_SWITCH} ||
 		ktap_skip_all "vfreq.ko does not load${SG_FAST_SWITCH:+ with fast_switch=$SG_FAST_SWITCH}"
 	sg_defer "rmmod vfreq"
