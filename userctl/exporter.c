@@ -194,8 +194,8 @@ int do_exporter(int argc, char **argv)
 		return sc_err("usage: slackctl exporter --listen ADDR:PORT");
 	if (sc_check_env(SC_NEED_PINS) || mhd_open())
 		return -1;
-	if (!sc_loaded())
-		return sc_err("not loaded: run 'slackctl load' first");
+	if (sc_need_loaded())	/* not loaded, incomplete, or root's */
+		return -1;
 	fd = listen_on(listen_arg, shown, sizeof(shown));
 	if (fd < 0)
 		return -1;

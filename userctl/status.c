@@ -543,7 +543,7 @@ int do_status(int argc, char **argv)
 	}
 	if (!watch_ns)
 		watch_ns = interval_ns > SC_WATCH_MIN_NS ? interval_ns : SC_WATCH_MIN_NS;
-	if (sc_check_env(SC_NEED_PINS))
+	if (sc_check_env(SC_NEED_PINS) || sc_need_loaded())	/* not loaded, incomplete, or root's */
 		return -1;
 	/*
 	 * On a terminal, --watch redraws in place (as top); piped, it writes

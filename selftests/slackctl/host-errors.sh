@@ -14,7 +14,7 @@ command -v setpriv > /dev/null && command -v unshare > /dev/null || ktap_skip_al
 sg_defer "$S unload"
 ours() { bpftool prog show | grep -cE "name sg_[a-z_]+ " ; }
 
-ktap_plan 74
+ktap_plan 77
 
 # -- usage (exit 2) and knob errors: nothing to load for them
 sc_fails 2 "an unknown command" "unknown command 'frobnicate'" frobnicate
@@ -120,6 +120,8 @@ SC_AS=$CAPUSER sc_fails 1 "target list with CAP_BPF, not root: a permission erro
 	"cannot see /sys/fs/bpf/slackgov: Permission denied" target list
 SC_AS=$CAPUSER sc_fails 1 "target del likewise" "cannot see /sys/fs/bpf/slackgov: Permission denied" \
 	target del --comm sgserver
+SC_AS=$CAPUSER sc_fails 1 "status likewise" "cannot see /sys/fs/bpf/slackgov: Permission denied" status
+SC_AS=$CAPUSER sc_fails 1 "stats likewise" "cannot see /sys/fs/bpf/slackgov: Permission denied" stats
 ktap_check '[ "$list" = "$("$S" target list)" ] && [ "$pins" = "$(sc_pins)" ]' "targets and pins unchanged"
 
 # -- already loaded: the second load fails and leaves the first one as it was
@@ -157,6 +159,7 @@ mkdir $PIN
 sc_fails 1 "target list with an empty pin folder: incomplete" \
 	"/sys/fs/bpf/slackgov is incomplete (a load or unload was interrupted): run 'slackctl unload', then 'slackctl load'" \
 	target list
+sc_fails 1 "status says the same" "/sys/fs/bpf/slackgov is incomplete" status
 ktap_run_ok "load takes the place of an empty folder" "$S" load
 "$S" unload > /dev/null
 
