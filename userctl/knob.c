@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include "slackctl.h"
 
@@ -34,13 +35,23 @@ const struct sc_knob *sc_knob_find(const char *name)
 	return NULL;
 }
 
+/* why sg_config cannot be opened: not loaded, an incomplete folder, root's pins */
+static int bpf_missing(void)
+{
+	struct stat st;
+
+	if (stat(SLACKGOV_PIN_DIR, &st) && errno == ENOENT)
+		return sc_err("the BPF side is not loaded: run 'slackctl load'");
+	return sc_need_loaded() ?: sc_err("cannot read the BPF settings: %s", strerror(ENOENT));
+}
+
 static int bpf_cfg(struct slackgov_bpf_config *c, int *fd)
 {
 	__u32 zero = 0;
 
 	*fd = sc_map_fd("sg_config");
 	if (*fd < 0)
-		return sc_err("the BPF side is not loaded: run 'slackctl load'");
+		return bpf_missing();
 	if (bpf_map_lookup_elem(*fd, &zero, c))
 		return sc_err("cannot read the BPF settings: %s", strerror(errno));
 	return 0;
@@ -82,7 +93,7 @@ static int knob_read(const struct sc_knob *k, unsigned long long *v)
 	if (k->bpf && sc_loaded())
 		return sc_err("cannot read the BPF settings: %s", strerror(errno));
 	if (k->bpf)
-		return sc_err("the BPF side is not loaded: run 'slackctl load'");
+		return bpf_missing();
 	return sc_err("%s: the governor is not active (modprobe slackgov and select 'slack' on a policy)",
 		      k->name);
 }

@@ -14,7 +14,7 @@ command -v setpriv > /dev/null && command -v unshare > /dev/null || ktap_skip_al
 sg_defer "$S unload"
 ours() { bpftool prog show | grep -cE "name sg_[a-z_]+ " ; }
 
-ktap_plan 77
+ktap_plan 79
 
 # -- usage (exit 2) and knob errors: nothing to load for them
 sc_fails 2 "an unknown command" "unknown command 'frobnicate'" frobnicate
@@ -122,6 +122,8 @@ SC_AS=$CAPUSER sc_fails 1 "target del likewise" "cannot see /sys/fs/bpf/slackgov
 	target del --comm sgserver
 SC_AS=$CAPUSER sc_fails 1 "status likewise" "cannot see /sys/fs/bpf/slackgov: Permission denied" status
 SC_AS=$CAPUSER sc_fails 1 "stats likewise" "cannot see /sys/fs/bpf/slackgov: Permission denied" stats
+SC_AS=$CAPUSER sc_fails 1 "get of a BPF knob likewise" "cannot see /sys/fs/bpf/slackgov: Permission denied" get window
+SC_AS=$CAPUSER sc_fails 1 "set of a BPF knob likewise" "cannot see /sys/fs/bpf/slackgov: Permission denied" set window 30ms
 ktap_check '[ "$list" = "$("$S" target list)" ] && [ "$pins" = "$(sc_pins)" ]' "targets and pins unchanged"
 
 # -- already loaded: the second load fails and leaves the first one as it was
