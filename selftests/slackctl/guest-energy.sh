@@ -21,7 +21,8 @@ taskset -p 1 $$ > /dev/null 2>&1
 burn() {
 	echo "$2" > $POL1/scaling_setspeed
 	e0=$(cat $Z/energy_uj)
-	(taskset -c 1 timeout "$1" sh -c 'while :; do :; done') 2> /dev/null
+	# ": " last: ash would exec the loop in the subshell and print "Terminated"
+	(taskset -c 1 timeout "$1" sh -c 'while :; do :; done'; :) 2> /dev/null
 	e1=$(cat $Z/energy_uj)
 	echo $((e1 - e0))
 }
