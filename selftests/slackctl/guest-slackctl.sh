@@ -30,6 +30,7 @@ ktap_plan 35
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 fast_switch=${VFREQ_FAST_SWITCH:-0} ||
 	ktap_skip_all "vfreq.ko does not load"
 sg_defer "rmmod vfreq"
+ktap_note "vfreq fast_switch=$(cat /sys/module/vfreq/parameters/fast_switch) (VFREQ_FAST_SWITCH=1 selects it)"
 ktap_run_ok "slackgov.ko loads" insmod "$SG_BUILD/kmod/slackgov.ko"
 sg_defer "rmmod_slackgov"
 # both policies under slack: status and stats show two of them (policy0 without a target)
