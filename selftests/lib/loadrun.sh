@@ -29,21 +29,28 @@ lr_up() {
 	return 0
 }
 
+# lr_rmmod NAME: remove a module if loaded, retrying for up to 2 s: the BPF
+# side's references to slackgov drop asynchronously after an unload, and
+# vfreq was seen busy for a moment after the governors were switched
+lr_rmmod() {
+	_i=0
+	while grep -q "^$1 " /proc/modules && [ $_i -lt 20 ]; do
+		rmmod "$1" 2>/dev/null || sleep 0.1
+		_i=$((_i + 1))
+	done
+	! grep -q "^$1 " /proc/modules
+}
+
 lr_down() {
 	lr_server_stop
 	[ -x "$LR_CTL" ] && "$LR_CTL" unload >/dev/null 2>&1
 	for p in /sys/devices/system/cpu/cpufreq/policy*; do
 		echo performance > "$p/scaling_governor" 2>/dev/null
 	done
-	# the BPF side's module references drop asynchronously after unload:
-	# rmmod can meet EAGAIN for a moment, so retry (up to 2 s)
-	_i=0
-	while grep -q '^slackgov ' /proc/modules && [ $_i -lt 20 ]; do
-		rmmod slackgov 2>/dev/null || sleep 0.1
-		_i=$((_i + 1))
-	done
-	[ -d /sys/kernel/debug/vidle ] && { echo 0 > /sys/kernel/debug/vidle/registered; rmmod vidle; } 2>/dev/null
-	rmmod vfreq 2>/dev/null
+	lr_rmmod slackgov
+	[ -d /sys/kernel/debug/vidle ] && echo 0 > /sys/kernel/debug/vidle/registered 2>/dev/null
+	lr_rmmod vidle
+	lr_rmmod vfreq
 	return 0
 }
 
