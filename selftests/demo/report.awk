@@ -12,7 +12,7 @@ NR == 1 { next }
 	steps[s] = 1
 	rate[s] = $3; rps[g, s] = $4; p99[g, s] = $6; ej[g, s] = $8
 	epr[g, s] = $9; khz[g, s] = $10; sp99[g, s] = $14
-	tot_e[g] += $8; tot_req[g] += $4
+	tot_e[g] += $8; if ($9 > 0) tot_req[g] += $8 / $9	# requests answered
 	if (s > nsteps) nsteps = s
 }
 END {
