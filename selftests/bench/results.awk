@@ -407,14 +407,17 @@ function rst(   title, s, w, line, p, i) {
 			table(w, "governor", "freq", "", 0)
 		}
 	}
-	print "Metric fidelity (observed RPS from the BPF side against the client's):"
-	print ""
-	print ".. list-table::"
-	print "   :header-rows: 1"
-	print ""
-	print "   * - server shape\n     - R^2\n     - slope\n     - levels"
-	for (s in fshapes) printf "   * - %s\n     - %.5f\n     - %.4f\n     - %d\n", s, r2[s], slope[s], fn[s]
-	print ""
+	for (s in fshapes) nfs++
+	if (nfs) {
+		print "Metric fidelity (observed RPS from the BPF side against the client's):"
+		print ""
+		print ".. list-table::"
+		print "   :header-rows: 1"
+		print ""
+		print "   * - server shape\n     - R^2\n     - slope\n     - levels"
+		for (s in fshapes) printf "   * - %s\n     - %.5f\n     - %.4f\n     - %d\n", s, r2[s], slope[s], fn[s]
+		print ""
+	}
 	for (s in fshapes) {
 		if (!flat[s]) continue
 		printf "Latency fidelity, ``%s``: the server-side p99 slackgov measured (``sgwin -f``)\n", s
