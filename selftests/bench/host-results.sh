@@ -63,7 +63,7 @@ agg() {	# agg MODE: the fixtures aggregated
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 13
+ktap_plan 14
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -90,4 +90,12 @@ ktap_check 'grep -q "^\*\*Disturbed\*\*: capacity moved -15.0%" "$D/results.rst"
 	"the rst marks the disturbed run and withholds its verdict"
 ktap_check 'grep -q "BENCH_SHAPES=steady make bench" "$D/results.rst" && grep -q "missed\*\* at 70% rep 2" "$D/results.rst"' \
 	"the rst prints the command above the tables and the misses"
+rstok() { python3 -c 'import docutils.core, sys
+docutils.core.publish_string(open(sys.argv[1]).read(), writer_name="null",
+	settings_overrides={"report_level": 2, "halt_level": 2})' "$1" 2>&1; }
+if python3 -c 'import docutils' 2>/dev/null; then
+	ktap_eq "" "$(rstok "$D/results.rst")" "the rst is valid (docutils: no warning)"
+else
+	ktap_skip "the rst is valid" "python3-docutils missing"
+fi
 ktap_finished
