@@ -23,7 +23,8 @@ taskset -p 1 $$ >/dev/null 2>&1
 sg_defer "rmmod vfreq 2>/dev/null"
 sg_defer sg_rmmod_slackgov
 sg_defer lr_down
-lr_up || { ktap_fail "platform, slackgov and slackctl up"; ktap_finished; }
+lr_up || { ktap_note "modules: $(cut -d' ' -f1-3 /proc/modules | tr '\n' ' ')"
+	ktap_fail "platform, slackgov and slackctl up"; ktap_finished; }
 lr_server_start 2 epoll 1000 || { ktap_fail "sgserver started"; ktap_finished; }
 [ -n "$LR_SLOT" ] || { ktap_fail "the server is a target"; ktap_finished; }
 

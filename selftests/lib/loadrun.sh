@@ -29,12 +29,12 @@ lr_up() {
 	return 0
 }
 
-# lr_rmmod NAME: remove a module if loaded, retrying for up to 2 s: the BPF
+# lr_rmmod NAME: remove a module if loaded, retrying for up to 10 s: the BPF
 # side's references to slackgov drop asynchronously after an unload, and
-# vfreq was seen busy for a moment after the governors were switched
+# after guest-loadstep vfreq stayed busy for a few seconds (cause not known)
 lr_rmmod() {
 	_i=0
-	while grep -q "^$1 " /proc/modules && [ $_i -lt 20 ]; do
+	while grep -q "^$1 " /proc/modules && [ $_i -lt 100 ]; do
 		rmmod "$1" 2>/dev/null || sleep 0.1
 		_i=$((_i + 1))
 	done
