@@ -489,7 +489,7 @@ function verdict(w,   c, i, p) {
 	}
 	for (c = 1; c <= 4; c++) {
 		if (!cn[w, c]) printf "* %s: not checked (cells missing).\n", critname(c)
-		else if (crit[w, c] == "") printf "* %s: **met** (%d loads).\n", critname(c), cn[w, c]
+		else if (crit[w, c] == "") printf "* %s: **met** (%d load%s).\n", critname(c), cn[w, c], (cn[w, c] > 1 ? "s" : "")
 		else printf "* %s: **missed** at %s.\n", critname(c), crit[w, c]
 	}
 	for (i = 1; i <= nbp[w]; i++) {
@@ -549,7 +549,7 @@ function cell(kind, w, g, l,   k, c, pk, j, t) {
 		t = sprintf("%.3f mJ", epr[k] / c * 1000)
 		if (c > 1) t = t sprintf(" (±%.0f%%)", spread(k) / 2)
 		t = t sprintf(", %.0f us, %d/%d", p99[k] / c, viol[k], c)
-		if (hassw[k] && sw[k] > 0) t = t sprintf(", %.1f%% win", 100 * so[k] / sw[k])
+		if (hassw[k] && sw[k] > 0) t = t sprintf(", %.1f%% of windows over", 100 * so[k] / sw[k])
 		return t
 	}
 	t = sprintf("%.0f MHz;", khz[k] / c / 1000)
