@@ -27,7 +27,7 @@ sg_setup() {
 	SG_FAST_SWITCH=${SG_FAST_SWITCH:-${VFREQ_FAST_SWITCH:-}}
 	insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 ${SG_FAST_SWITCH:+fast_switch=$SG_FAST_SWITCH} ||
 		ktap_skip_all "vfreq.ko does not load${SG_FAST_SWITCH:+ with fast_switch=$SG_FAST_SWITCH}"
-	sg_defer "rmmod vfreq"
+	sg_defer "sg_rmmod vfreq"
 	insmod "$SG_BUILD/kmod/slackgov.ko" || { echo "# insmod slackgov failed"; return 1; }
 	sg_defer "sg_rmmod_slackgov"
 	for c in "$@"; do

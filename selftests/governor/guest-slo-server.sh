@@ -20,7 +20,7 @@ ktap_plan 6
 taskset -p 1 $$ >/dev/null 2>&1
 # lr_down's single rmmod can meet EAGAIN while the BPF side's module
 # references drop: retry (common.sh), then vfreq
-sg_defer "rmmod vfreq 2>/dev/null"
+sg_defer "sg_rmmod vfreq 2>/dev/null"
 sg_defer sg_rmmod_slackgov
 sg_defer lr_down
 lr_up || { ktap_note "modules: $(cut -d' ' -f1-3 /proc/modules | tr '\n' ' ')"

@@ -15,7 +15,7 @@ mkdir -p "/lib/modules/$(uname -r)/extra"
 cp "$SG_BUILD/kmod/slackgov.ko" "/lib/modules/$(uname -r)/extra/"
 depmod
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 sleep 100 &
 TGT=$!
 sg_defer "kill $TGT"

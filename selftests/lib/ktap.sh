@@ -14,6 +14,8 @@
 # Exit codes (kselftest): 0 all passed, 1 a check failed, 4 skipped.
 # Cleanup: sg_defer "command" runs the command at exit, last deferred first.
 
+. "$SG_TOP/selftests/lib/kmod.sh"
+
 KTAP_N=0
 KTAP_FAIL=0
 KTAP_SKIP=0

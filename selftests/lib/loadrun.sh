@@ -9,6 +9,8 @@
 # of the energy figures.  All energy is the emulated platform's modeled
 # energy (selftests/modules/vfreq.c), never a measurement of real hardware.
 
+. "$SG_TOP/selftests/lib/kmod.sh"
+
 LR_K=$SG_BUILD/kmod
 LR_T=$SG_BUILD/selftests
 LR_CTL=$SG_BUILD/userctl/slackctl
@@ -29,28 +31,16 @@ lr_up() {
 	return 0
 }
 
-# lr_rmmod NAME: remove a module if loaded, retrying for up to 10 s: the BPF
-# side's references to slackgov drop asynchronously after an unload, and
-# after guest-loadstep vfreq stayed busy for a few seconds (cause not known)
-lr_rmmod() {
-	_i=0
-	while grep -q "^$1 " /proc/modules && [ $_i -lt 100 ]; do
-		rmmod "$1" 2>/dev/null || sleep 0.1
-		_i=$((_i + 1))
-	done
-	! grep -q "^$1 " /proc/modules
-}
-
 lr_down() {
 	lr_server_stop
 	[ -x "$LR_CTL" ] && "$LR_CTL" unload >/dev/null 2>&1
 	for p in /sys/devices/system/cpu/cpufreq/policy*; do
 		echo performance > "$p/scaling_governor" 2>/dev/null
 	done
-	lr_rmmod slackgov
+	sg_rmmod slackgov
 	[ -d /sys/kernel/debug/vidle ] && echo 0 > /sys/kernel/debug/vidle/registered 2>/dev/null
-	lr_rmmod vidle
-	lr_rmmod vfreq
+	sg_rmmod vidle
+	sg_rmmod vfreq
 	return 0
 }
 

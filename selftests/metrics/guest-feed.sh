@@ -9,9 +9,9 @@ B=$SG_BUILD/selftests
 POL=/sys/devices/system/cpu/cpu1/cpufreq
 ktap_plan 9
 insmod "$SG_BUILD/kmod/vfreq.ko"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 ktap_run_ok "slackgov.ko loads" insmod "$SG_BUILD/kmod/slackgov.ko"
-sg_defer "rmmod slackgov"
+sg_defer "sg_rmmod slackgov"
 old=$(cat $POL/scaling_governor)
 echo slack > $POL/scaling_governor
 sg_defer "echo $old > $POL/scaling_governor"

@@ -17,9 +17,9 @@ last() { "$B/sgwin" -s "$SLOT" | sed -n 's/^last //p'; }
 
 ktap_plan 12
 insmod "$SG_BUILD/kmod/vfreq.ko"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 insmod "$SG_BUILD/kmod/slackgov.ko"
-sg_defer "rmmod slackgov"
+sg_defer "sg_rmmod slackgov"
 old=$(cat $POL/scaling_governor)
 echo slack > $POL/scaling_governor
 sg_defer "echo $old > $POL/scaling_governor"

@@ -14,7 +14,7 @@ CI=/sys/devices/system/cpu/cpuidle
 C1=/sys/devices/system/cpu/cpu1/cpuidle
 S=/sys/kernel/debug/vidle/stats
 insmod "$SG_BUILD/kmod/vidle.ko" || ktap_skip_all "vidle.ko does not load"
-sg_defer "rmmod vidle"
+sg_defer "sg_rmmod vidle"
 sg_defer "echo 0 > /sys/kernel/debug/vidle/registered"
 qos_old=$(cat /sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us)
 sg_defer "echo $qos_old > /sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us"

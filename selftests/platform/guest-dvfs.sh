@@ -9,7 +9,7 @@ V=$SG_BUILD/selftests/vspin
 D=/sys/kernel/debug/vplatform
 P=/sys/devices/system/cpu/cpu1/cpufreq
 insmod "$SG_BUILD/kmod/vfreq.ko" || ktap_skip_all "vfreq.ko does not load"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 echo userspace > $P/scaling_governor
 fmax=$(cat $P/cpuinfo_max_freq)
 freqs=$(cat $P/scaling_available_frequencies)

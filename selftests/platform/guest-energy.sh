@@ -13,9 +13,9 @@ D=/sys/kernel/debug/vplatform
 P=/sys/devices/system/cpu/cpu1/cpufreq
 QOS=/sys/devices/system/cpu/cpu1/power/pm_qos_resume_latency_us
 insmod "$SG_BUILD/kmod/vfreq.ko" || ktap_skip_all "vfreq.ko does not load"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 insmod "$SG_BUILD/kmod/vidle.ko" || ktap_skip_all "vidle.ko does not load"
-sg_defer "rmmod vidle"
+sg_defer "sg_rmmod vidle"
 sg_defer "echo 0 > /sys/kernel/debug/vidle/registered"
 qos_old=$(cat $QOS)
 sg_defer "echo $qos_old > $QOS"

@@ -16,9 +16,9 @@ GOVS="performance powersave userspace schedutil ondemand conservative"
 ktap_plan 22
 
 ktap_run_ok "vfreq.ko loads" insmod "$SG_BUILD/kmod/vfreq.ko"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 ktap_run_ok "vidle.ko loads" insmod "$SG_BUILD/kmod/vidle.ko"
-sg_defer "rmmod vidle"
+sg_defer "sg_rmmod vidle"
 sg_defer "echo 0 > $VI/registered"
 min=$(cat $CPU/cpu1/cpufreq/cpuinfo_min_freq) max=$(cat $CPU/cpu1/cpufreq/cpuinfo_max_freq)
 mid=$(awk '{ print $3 }' $CPU/cpu1/cpufreq/scaling_available_frequencies)

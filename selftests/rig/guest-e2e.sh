@@ -10,11 +10,11 @@ POL=/sys/devices/system/cpu/cpu$CPU/cpufreq
 
 ktap_plan 10
 ktap_run_ok "vfreq.ko loads" insmod "$KMOD/vfreq.ko"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 ktap_eq vfreq "$(cat $POL/scaling_driver 2>/dev/null)" "cpu$CPU is driven by vfreq"
 
 ktap_run_ok "slackgov.ko loads" insmod "$KMOD/slackgov.ko"
-sg_defer "rmmod slackgov"
+sg_defer "sg_rmmod slackgov"
 ktap_check '[ -s /sys/kernel/btf/slackgov ]' "module BTF is registered"
 ktap_check 'grep -qw slack $POL/scaling_available_governors' "governor 'slack' is available"
 

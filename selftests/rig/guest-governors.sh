@@ -6,7 +6,7 @@
 POL=/sys/devices/system/cpu/cpufreq/policy0
 ktap_plan 8
 ktap_run_ok "vfreq.ko loads" insmod "$SG_BUILD/kmod/vfreq.ko"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 old=$(cat $POL/scaling_governor)
 sg_defer "echo $old > $POL/scaling_governor"
 min=$(cat $POL/cpuinfo_min_freq) max=$(cat $POL/cpuinfo_max_freq)

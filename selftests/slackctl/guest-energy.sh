@@ -30,7 +30,7 @@ burn() {
 ktap_plan 10
 # emulate=0: the meter charges the P-state either way; no slowdown needed
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 || ktap_skip_all "vfreq.ko does not load"
-sg_defer "rmmod vfreq 2> /dev/null"
+sg_defer "sg_rmmod vfreq 2> /dev/null"
 ktap_check '[ "$(cat $Z/name)" = package-0 ] && [ -r $Z/energy_uj ] && [ -r $Z/max_energy_range_uj ]' \
 	"the emulated platform's zone: $Z, package-0, energy_uj, max_energy_range_uj"
 

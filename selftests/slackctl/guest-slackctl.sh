@@ -17,22 +17,14 @@ POL1=/sys/devices/system/cpu/cpufreq/policy1
 taskset -p 1 $$ > /dev/null 2>&1
 
 # rmmod can see EAGAIN for a moment after the last BPF program went away
-rmmod_slackgov() {
-	for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-		rmmod slackgov 2> /dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 ktap_plan 35
 # emulate=0: a plain table driver (the emulated slowdown is not under test)
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 fast_switch=${VFREQ_FAST_SWITCH:-0} ||
 	ktap_skip_all "vfreq.ko does not load"
-sg_defer "rmmod vfreq"
+sg_defer "sg_rmmod vfreq"
 ktap_note "vfreq fast_switch=$(cat /sys/module/vfreq/parameters/fast_switch) (VFREQ_FAST_SWITCH=1 selects it)"
 ktap_run_ok "slackgov.ko loads" insmod "$SG_BUILD/kmod/slackgov.ko"
-sg_defer "rmmod_slackgov"
+sg_defer "sg_rmmod slackgov"
 # both policies under slack: status and stats show two of them (policy0 without a target)
 for p in 0 1; do
 	old=$(cat /sys/devices/system/cpu/cpufreq/policy$p/scaling_governor)
