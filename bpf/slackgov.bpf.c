@@ -46,8 +46,10 @@
  *    that exit closes a last window flagged ``SLACKGOV_SAMPLE_EXITED`` (the
  *    timer closes it if another closer held the window then), and then
  *    windows stop, also those a dying thread's last context switch would
- *    close: the governor's stale rule takes over (safe
- *    frequency), as documented for a lost signal.  A target is known from
+ *    close.  The governor drops an exited target at once (its EXITED rule:
+ *    with no other target the policy returns to the utilization rule);
+ *    windows that stop without an EXITED one are a lost signal (its stale
+ *    rule: the safe frequency).  A target is known from
  *    its first syscall after it was added: one that never makes one (blocked
  *    since before) publishes nothing until it wakes.
  *
@@ -527,7 +529,7 @@ int BPF_PROG(sg_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 /* The last thread of a target process exits: when it was the target's last
  * process, close its final window (SLACKGOV_SAMPLE_EXITED); the idle timer
- * then stops, the windows stop, and the governor's stale rule takes over. */
+ * then stops, the windows stop, and the governor drops the target. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(sg_pexit, struct task_struct *p)
 {
