@@ -157,6 +157,11 @@ int do_load(int argc, char **argv)
 	obj = bpf_object__open_mem(elf, elf_sz, NULL);
 	if (!obj)
 		return sc_err("cannot open the BPF object: %s", strerror(errno));
+	/* for the tests: stop (SIGSTOP) between the feed check and the load,
+	 * so that a test can remove the module there (a load losing a race
+	 * with rmmod) */
+	if (getenv("SLACKCTL_TEST_STOP_BEFORE_LOAD"))
+		raise(SIGSTOP);
 	err = bpf_object__load(obj);
 	if (!err)
 		err = set_feed(obj, feed);

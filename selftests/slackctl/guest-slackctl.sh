@@ -17,7 +17,7 @@ POL1=/sys/devices/system/cpu/cpufreq/policy1
 taskset -p 1 $$ > /dev/null 2>&1
 
 # rmmod can see EAGAIN for a moment after the last BPF program went away
-ktap_plan 35
+ktap_plan 37
 # emulate=0: a plain table driver (the emulated slowdown is not under test)
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 fast_switch=${VFREQ_FAST_SWITCH:-0} ||
 	ktap_skip_all "vfreq.ko does not load"
@@ -150,4 +150,22 @@ ktap_check '"$S" status | grep -q "^feed: off (slackgov.ko is loaded: slackctl u
 	"$S" -j status | grep -q "\"feed\": false, \"module\": true"' "status: feed off, module loaded"
 ktap_run_ok "unload" "$S" unload
 ktap_check '[ ! -e $PIN ]' "no pin is left"
+
+# -- a load that loses a race with rmmod (the module goes between the feed
+# check and the load): it says the module went away and pins nothing
+for p in 0 1; do echo performance > /sys/devices/system/cpu/cpufreq/policy$p/scaling_governor; done
+SLACKCTL_TEST_STOP_BEFORE_LOAD=1 "$S" load > race.out 2> race.err &
+lp=$!
+for i in $(seq 1 100); do
+	[ "$(awk '{print $3}' /proc/$lp/stat 2> /dev/null)" = T ] && break
+	sleep 0.1
+done
+sg_rmmod slackgov
+kill -CONT $lp
+wait $lp
+rc=$?
+ktap_note "$(cat race.err)"
+ktap_eq 1 "$rc" "a load that lost a race with rmmod fails"
+ktap_check 'grep -q "slackgov.ko was removed meanwhile" race.err && [ ! -e $PIN ]' \
+	"it says the module went away and pins nothing"
 ktap_finished
