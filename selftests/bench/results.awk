@@ -448,6 +448,13 @@ function rst(   title, s, w, line, p, i) {
 			ovrow("context switch of an untraced process", "+" ov("switch_ns"), "")
 			ovrow("context switch of a target", "+" ov("target_switch_ns"), "")
 		}
+		if (ov("tcp_probe_seg_ns") != "") {
+			ovrow("received TCP segment of any process (tcp_probe, with its read)",
+			      "+" ov("tcp_probe_seg_ns"), "x" ov("tcp_probe_seg_ratio") " (per segment of a loopback round trip)")
+			ovrow("timed request of a target (latency programs)", "+" ov("lat_req_ns"),
+			      "x" ov("lat_req_ratio") " (round trip)")
+			ovrow("share of a CPU at 10^6 received segments/s", ov("cpu_share_1m_segs"), "")
+		}
 		print ""
 		print "The same, as ``results.json`` holds it::"
 		print ""
