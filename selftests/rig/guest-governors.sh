@@ -26,10 +26,17 @@ for g in performance powersave userspace schedutil ondemand conservative; do
 done
 echo schedutil > $POL/scaling_governor
 echo powersave > $POL/scaling_governor; echo schedutil > $POL/scaling_governor
-# a busy loop on CPU 0 makes schedutil leave the lowest frequency
-taskset -c 0 sh -c 'end=$(($(date +%s) + 3)); while [ $(date +%s) -lt $end ]; do :; done' &
-sleep 2
-busy=$(cat $POL/scaling_cur_freq)
-wait
+# a busy loop on CPU 0 makes schedutil leave the lowest frequency; the
+# frequency is polled (up to 10 s) since a TCG guest may start the loop late
+taskset -c 0 sh -c 'while :; do :; done' &
+hog=$!
+sg_defer "kill $hog 2>/dev/null"
+busy=$min
+for i in $(seq 50); do
+	sleep 0.2
+	busy=$(cat $POL/scaling_cur_freq)
+	[ "$busy" -gt "$min" ] && break
+done
+kill $hog; wait $hog 2>/dev/null
 ktap_cmp "$busy" -gt "$min" "schedutil raises cpu0 under load ($busy kHz)"
 ktap_finished
