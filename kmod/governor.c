@@ -16,6 +16,7 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include "sg.h"
+#include "ops.h"
 #include "trace.h"
 
 /*
@@ -192,6 +193,8 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 	if (sg_law_mode(&sp->law, &in, &sig, &p) == SG_MODE_UTIL)
 		load = sg_util_load(sp);
 	sg_law_step(&sp->law, &in, &sig, &p, &lim, load, &out);
+	/* BPF ops, if any name this policy, may replace out.freq (ops.c) */
+	sg_ops_step(sp, now, load, p.stale_ns, &out);
 
 	*urgent = out.urgent;
 	*next_ns = 0;
@@ -485,6 +488,8 @@ static int sg_start(struct cpufreq_policy *policy)
 	sp->last_exit_ns = 0;
 	sp->last_change_ns = 0;
 	sp->hook_ns = 0;
+	sp->ops_decisions = 0;
+	sp->ops_fallbacks = 0;
 	sp->limits_changed = false;
 	WRITE_ONCE(sp->stopping, false);
 
@@ -567,7 +572,9 @@ static struct cpufreq_governor sg_gov = {
 
 int sg_governor_init(void)
 {
-	return cpufreq_register_governor(&sg_gov);
+	int ret = sg_ops_register();
+
+	return ret ?: cpufreq_register_governor(&sg_gov);
 }
 
 /*

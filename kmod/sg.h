@@ -123,6 +123,8 @@ struct sg_policy {
 	u32			last_slo_us;	/* the deciding SLO target's SLO, lat_q, K */
 	u32			last_lat_us;
 	u32			last_slo_k;	/* thousandths */
+	u64			ops_decisions;	/* decided by the BPF ops (ops.c) */
+	u64			ops_fallbacks;	/* the ops' value refused: built-in law */
 
 	struct kobject		stats_kobj;
 	struct completion	stats_released;

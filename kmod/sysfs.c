@@ -10,6 +10,7 @@
 #include <linux/slab.h>
 #include <linux/sysfs.h>
 #include "sg.h"
+#include "ops.h"
 
 /*
  * The knobs, their defaults and ranges are SLACKGOV_GOV_KNOBS in slackgov.h
@@ -150,6 +151,14 @@ SG_STAT(last_reason, "%s", sg_reason_names[READ_ONCE(sp->last_reason)]);
 SG_STAT(last_slo_us, "%u", READ_ONCE(sp->last_slo_us));
 SG_STAT(last_lat_us, "%u", READ_ONCE(sp->last_lat_us));
 SG_STAT(last_slo_k, "%u", READ_ONCE(sp->last_slo_k));
+SG_STAT(ops_decisions, "%llu", READ_ONCE(sp->ops_decisions));
+SG_STAT(ops_fallbacks, "%llu", READ_ONCE(sp->ops_fallbacks));
+
+/* law: "builtin", or "bpf:<name>" while BPF ops name this policy (ops.c) */
+static struct sg_stat_attr sg_stat_law = {
+	.attr = { .name = "law", .mode = 0444 },
+	.show = sg_ops_law_show,
+};
 
 /* idle_qos: "CPU:US" per CPU of the policy, US = our resume-latency request or "none" */
 static ssize_t stat_idle_qos_show(struct sg_policy *sp, char *buf)
@@ -185,6 +194,9 @@ static struct attribute *sg_stats_attrs[] = {
 	&sg_stat_last_lat_us.attr,
 	&sg_stat_last_slo_k.attr,
 	&sg_stat_idle_qos.attr,
+	&sg_stat_law.attr,
+	&sg_stat_ops_decisions.attr,
+	&sg_stat_ops_fallbacks.attr,
 	NULL
 };
 ATTRIBUTE_GROUPS(sg_stats);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* trace.h - slackgov trace events: one per decision, QoS changes, stale fallbacks. */
+/* trace.h - slackgov trace events: one per decision, QoS changes, stale fallbacks, BPF ops. */
 #undef TRACE_SYSTEM
 #define TRACE_SYSTEM slackgov
 
@@ -8,12 +8,15 @@
 
 #include <linux/tracepoint.h>
 #include "sg.h"
+#include "ops.h"
 
 /* { value, "name" } lists for __print_symbolic(), from control.h's X-macros */
 #define SG_TRACE_REASON(r, name)	{ SG_R_##r, name },
 #define SG_TRACE_MODE(m, name)		{ SG_MODE_##m, name },
 #define SG_TRACE_REASONS	SG_REASONS(SG_TRACE_REASON) { SG_R_NR, "?" }
 #define SG_TRACE_MODES		SG_MODES(SG_TRACE_MODE) { SG_MODE_NR, "?" }
+#define SG_TRACE_OPS_RESULT(r, name)	{ SG_OPS_##r, name },
+#define SG_TRACE_OPS_RESULTS	SG_OPS_RESULTS(SG_TRACE_OPS_RESULT) { -1, "?" }
 
 /*
  * slackgov_decision - one decision of one policy: its inputs (the most
@@ -134,6 +137,41 @@ TRACE_EVENT(slackgov_stale,
 	TP_printk("policy=%u age_us=%llu stale_ms=%u safe_khz=%u fallbacks=%llu",
 		  __entry->cpu, __entry->age_us, __entry->stale_ms, __entry->safe_khz,
 		  __entry->fallbacks)
+);
+
+/*
+ * slackgov_ops - one decision of a policy that BPF ops (struct slackgov_ops)
+ * name: the law's name, the built-in law's proposal, what next_freq()
+ * returned (0 when not called), the frequency decided (before the rate
+ * limit), what became of the value (ok, clamped, error, range, rule) and
+ * the policy's ops_fallbacks count.  Fired only on kernels with module
+ * struct_ops.
+ */
+TRACE_EVENT(slackgov_ops,
+	TP_PROTO(unsigned int cpu, const char *name, unsigned int builtin, s64 ret,
+		 unsigned int freq, int result, u64 fallbacks),
+	TP_ARGS(cpu, name, builtin, ret, freq, result, fallbacks),
+	TP_STRUCT__entry(
+		__field(unsigned int,	cpu)
+		__array(char,		name, 16)
+		__field(unsigned int,	builtin)
+		__field(s64,		ret)
+		__field(unsigned int,	freq)
+		__field(int,		result)
+		__field(u64,		fallbacks)
+	),
+	TP_fast_assign(
+		__entry->cpu = cpu;
+		strscpy(__entry->name, name, sizeof(__entry->name));
+		__entry->builtin = builtin;
+		__entry->ret = ret;
+		__entry->freq = freq;
+		__entry->result = result;
+		__entry->fallbacks = fallbacks;
+	),
+	TP_printk("policy=%u law=bpf:%s builtin=%u ret=%lld freq=%u result=%s ops_fallbacks=%llu",
+		  __entry->cpu, __entry->name, __entry->builtin, __entry->ret, __entry->freq,
+		  __print_symbolic(__entry->result, SG_TRACE_OPS_RESULTS), __entry->fallbacks)
 );
 
 #endif /* _SLACKGOV_TRACE_H */
