@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sgclient.c - open-loop load generator for sgserver: Poisson arrivals at a
- * fixed rate (or a ramp of rates), latency from the scheduled send time.
+ * sgclient.c - open-loop load generator for sgserver, or for an unmodified
+ * memcached (--proto memcache): Poisson arrivals at a fixed rate (or a ramp
+ * of rates), latency from the scheduled send time.
  *
  * Usage: sgclient [-H 127.0.0.1] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]
  *                 [-s SERVICE_US] [-g GRACE_S] [--ramp R1,R2,...:STEP_S [--by-rate]]
- *                 [--frag N]
+ *                 [--frag N] [--proto memcache [--mget N] [--keyspace N] [--fill BYTES]]
  *
  * Loopback only.  See Documentation/workload.rst.
  */
@@ -38,6 +39,14 @@
 #define SGC_OUTQ		(64 * 1024)	/* per-connection send backlog (2048 requests) */
 #define SGC_INBUF		(16 * 1024)
 #define SGC_WATCHDOG_S		30	/* beyond the planned end: something is stuck */
+#define SGC_MC_INFLIGHT		16384	/* memcache: requests in flight per connection
+					 * (a power of 2); an overload of 2 s at twice
+					 * the capacity leaves ~1000 */
+#define SGC_MC_MAX_KEYS		1000	/* --mget: keys per request */
+#define SGC_MC_MAX_VALUE	(512 * 1024)	/* --fill: under memcached's 1 MiB item */
+#define SGC_MC_FILL_BATCH	64	/* --fill: sets in flight (64 "STORED" fit any buffer) */
+#define SGC_MC_KEY_FMT		"sg%06lu"	/* key i of the key space */
+#define SGC_MC_KEY_LEN		8
 
 /*
  * Latency histogram, log-linear (HDR-style), in nanoseconds: values below
@@ -63,6 +72,16 @@ struct sgc_conn {
 	/* receiver side */
 	size_t ilen;
 	char in[SGC_INBUF];
+	/*
+	 * memcache: memcached answers a connection's requests in order and
+	 * echoes nothing, so the scheduled send times wait in a ring: the
+	 * sender appends one per request queued (head), the receiver takes the
+	 * oldest per complete answer (tail).  Single producer, single consumer.
+	 */
+	uint64_t *sched;
+	uint32_t head, tail;		/* __atomic */
+	size_t skip;			/* receiver: bytes of a value still to pass */
+	unsigned long values;		/* receiver: VALUE lines of the answer so far */
 };
 
 struct sgc_step {
@@ -87,8 +106,11 @@ static struct sgc_opts {
 	bool json, ramp, by_rate;
 	uint32_t service_us;
 	unsigned long frag;
+	bool mc;			/* --proto memcache */
+	unsigned long mget, keyspace, fill;
 } opt = { .host = "127.0.0.1", .port = -1, .conns = 4, .seed = 1,
-	  .grace_s = SGC_DEFAULT_GRACE, .service_us = SGW_SVC_DEFAULT };
+	  .grace_s = SGC_DEFAULT_GRACE, .service_us = SGW_SVC_DEFAULT,
+	  .mget = 1, .keyspace = 1000 };
 
 static struct sgc_conn *conns;
 static struct sgc_step *steps;
@@ -387,10 +409,16 @@ static struct sgc_conn *sgc_pick(int *rr)
 	return NULL;
 }
 
-/* Queue one request; false if it could not be (connection lost, or stuck until @limit). */
-static bool sgc_enqueue(struct sgc_conn *c, const struct sgw_msg *m, uint64_t limit)
+/*
+ * Queue one request of @len bytes scheduled at @sched; false if it could not
+ * be (connection lost, or stuck until @limit).  memcache: its scheduled time
+ * joins the connection's ring once the bytes are queued, before any of them
+ * can reach the server.
+ */
+static bool sgc_enqueue(struct sgc_conn *c, const void *req, size_t len, uint64_t sched,
+			uint64_t limit)
 {
-	while (SGC_OUTQ - c->olen < sizeof(*m)) {
+	while (SGC_OUTQ - c->olen < len) {
 		struct pollfd pfd = { c->fd, POLLOUT, 0 };
 		uint64_t now = sgw_now_ns();
 		struct timespec rel;
@@ -408,14 +436,46 @@ static bool sgc_enqueue(struct sgc_conn *c, const struct sgw_msg *m, uint64_t li
 		if (!sgc_flush(c))
 			return false;
 	}
-	memcpy(c->out + c->olen, m, sizeof(*m));
-	c->olen += sizeof(*m);
+	memcpy(c->out + c->olen, req, len);
+	c->olen += len;
+	if (opt.mc) {
+		uint32_t h = __atomic_load_n(&c->head, __ATOMIC_RELAXED);
+
+		c->sched[h % SGC_MC_INFLIGHT] = sched;
+		__atomic_store_n(&c->head, h + 1, __ATOMIC_RELEASE);
+	}
 	return sgc_flush(c);
+}
+
+/* memcache: no room in @c's ring for another request in flight */
+static bool sgc_mc_full(struct sgc_conn *c)
+{
+	return __atomic_load_n(&c->head, __ATOMIC_RELAXED) -
+	       __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) >= SGC_MC_INFLIGHT;
+}
+
+/*
+ * memcache: "get K1 K2 ... KN\r\n", opt.mget keys drawn uniformly (with
+ * replacement) from the key space by their own generator, so that the
+ * arrival schedule of a seed is the same as against sgserver.  Returns the
+ * length written to @buf (room for SGC_MC_MAX_KEYS keys).
+ */
+static size_t sgc_mc_get(char *buf, uint64_t *krng)
+{
+	size_t len = 3;
+
+	memcpy(buf, "get", 3);
+	for (unsigned long i = 0; i < opt.mget; i++)
+		len += sprintf(buf + len, " " SGC_MC_KEY_FMT,
+			       (unsigned long)(sgc_rand(krng) % opt.keyspace));
+	memcpy(buf + len, "\r\n", 2);
+	return len + 2;
 }
 
 static void *sgc_sender(void *arg)
 {
-	uint64_t rng = opt.seed, id = 0;
+	static char mreq[4 + SGC_MC_MAX_KEYS * (SGC_MC_KEY_LEN + 1) + 2];
+	uint64_t rng = opt.seed, krng = opt.seed ^ 0x6b657973ull /* "keys" */, id = 0;
 	uint64_t limit = t0 + nsteps * step_ns;	/* never block past the run */
 	uint64_t giveup = (uint64_t)(opt.grace_s * 1e9 / 2);
 	int rr = 0;
@@ -445,7 +505,7 @@ static void *sgc_sender(void *arg)
 				continue;
 			}
 			sgc_wait_until(sched);
-			if (sgc_dead(c) && !(c = sgc_pick(&rr))) {
+			if ((sgc_dead(c) && !(c = sgc_pick(&rr))) || (opt.mc && sgc_mc_full(c))) {
 				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
 				continue;
 			}
@@ -455,7 +515,8 @@ static void *sgc_sender(void *arg)
 			m.id = id++;
 			m.sched_ns = sched;
 			m.sent_ns = now;
-			if (sgc_enqueue(c, &m, limit))
+			if (opt.mc ? sgc_enqueue(c, mreq, sgc_mc_get(mreq, &krng), sched, limit) :
+				     sgc_enqueue(c, &m, sizeof(m), sched, limit))
 				__atomic_fetch_add(&st->sent, 1, __ATOMIC_RELEASE);
 			else if (!sgc_dead(c))	/* stuck past the run's end */
 				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
@@ -474,16 +535,17 @@ static void *sgc_sender(void *arg)
 
 /* ---- receiver -------------------------------------------------------------------- */
 
-static void sgc_account(const struct sgw_msg *m, uint64_t now, int *next_final)
+/* One answer, at @now, to the request scheduled at @sched; @bad: a wrong one. */
+static void sgc_account(uint64_t sched, uint64_t now, bool bad, int *next_final)
 {
 	struct sgc_step *st;
 	uint64_t k, lat;
 
-	if (m->sched_ns < t0) {
+	if (sched < t0) {
 		late++;
 		return;
 	}
-	k = (m->sched_ns - t0) / step_ns;
+	k = (sched - t0) / step_ns;
 	if (k >= (uint64_t)nsteps)
 		k = nsteps - 1;
 	if ((int)k < *next_final) {	/* its step was already reported */
@@ -491,7 +553,8 @@ static void sgc_account(const struct sgw_msg *m, uint64_t now, int *next_final)
 		return;
 	}
 	st = &steps[k];
-	lat = now > m->sched_ns ? now - m->sched_ns : 0;
+	lat = now > sched ? now - sched : 0;
+	st->bad += bad;
 	st->received++;
 	st->sum_ns += lat;
 	if (lat > st->max_ns)
@@ -525,11 +588,80 @@ static bool sgc_readable(struct sgc_conn *c, int *next_final)
 			steps[*next_final < nsteps ? *next_final : nsteps - 1].bad++;
 			return false;
 		}
-		sgc_account(&m, now, next_final);
+		sgc_account(m.sched_ns, now, false, next_final);
 	}
 	c->ilen -= pos;
 	memmove(c->in, c->in + pos, c->ilen);
 	return true;
+}
+
+/*
+ * memcache: read memcached's answers to "get" as they arrive, "VALUE <key>
+ * <flags> <bytes>\r\n<data>\r\n" per key found, then "END\r\n".  An answer
+ * ends at END and is timed against the oldest request in flight on the
+ * connection (all that arrived with one read at that read's time, as for
+ * sgserver); one with fewer values than keys asked (a miss: the key space
+ * was not filled with --fill) counts as an error.  Any other line (ERROR,
+ * CLIENT_ERROR, SERVER_ERROR) would break the pairing of answers with
+ * requests: the connection is dropped.  False when it is finished.
+ */
+static bool sgc_mc_readable(struct sgc_conn *c, int *next_final)
+{
+	size_t pos = 0, take;
+	ssize_t n;
+	uint64_t now;
+
+	n = read(c->fd, c->in + c->ilen, sizeof(c->in) - c->ilen);
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+	if (n == 0)
+		return false;
+	now = sgw_now_ns();
+	c->ilen += n;
+	while (pos < c->ilen) {
+		char *line = c->in + pos, *eol;
+		unsigned long bytes;
+		uint32_t tail;
+
+		if (c->skip) {	/* a value and its \r\n: not looked at */
+			take = c->skip < c->ilen - pos ? c->skip : c->ilen - pos;
+			pos += take;
+			c->skip -= take;
+			continue;
+		}
+		eol = memmem(line, c->ilen - pos, "\r\n", 2);
+		if (!eol) {
+			if (pos == 0 && c->ilen == sizeof(c->in)) {
+				sgc_err("memcached sent a line over %zu bytes: dropping the connection",
+					sizeof(c->in));
+				goto bad;
+			}
+			break;
+		}
+		*eol = '\0';
+		pos = eol + 2 - c->in;
+		if (sscanf(line, "VALUE %*s %*u %lu", &bytes) == 1) {
+			c->skip = bytes + 2;
+			c->values++;
+			continue;
+		}
+		tail = __atomic_load_n(&c->tail, __ATOMIC_RELAXED);
+		if (strcmp(line, "END") || tail == __atomic_load_n(&c->head, __ATOMIC_ACQUIRE)) {
+			sgc_err("memcached answered '%.60s'%s: dropping the connection", line,
+				strcmp(line, "END") ? "" : " to no request");
+			goto bad;
+		}
+		sgc_account(c->sched[tail % SGC_MC_INFLIGHT], now, c->values != opt.mget,
+			    next_final);
+		__atomic_store_n(&c->tail, tail + 1, __ATOMIC_RELEASE);
+		c->values = 0;
+	}
+	c->ilen -= pos;
+	memmove(c->in, c->in + pos, c->ilen);
+	return true;
+bad:
+	steps[*next_final < nsteps ? *next_final : nsteps - 1].bad++;
+	return false;
 }
 
 static void *sgc_receiver(void *arg)
@@ -558,7 +690,7 @@ static void *sgc_receiver(void *arg)
 		for (int i = 0; i < n; i++) {
 			struct sgc_conn *c = &conns[ev[i].data.u32];
 
-			if (!sgc_readable(c, &next_final)) {
+			if (!(opt.mc ? sgc_mc_readable(c, &next_final) : sgc_readable(c, &next_final))) {
 				epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 				sgc_kill(c);
 				live--;
@@ -712,6 +844,73 @@ out:
 	return ret;
 }
 
+/* ---- --fill: memcached's key space --------------------------------------------------- */
+
+/*
+ * Stores every key of the key space with a value of opt.fill bytes ("set
+ * KEY 0 0 BYTES"), SGC_MC_FILL_BATCH sets pipelined at a time, each answered
+ * "STORED", so that every key a run asks for is there.  Blocking I/O with a
+ * 10 s timeout per call.  Prints "fill ok N".
+ */
+static int sgc_mc_fill(int fd)
+{
+	struct timeval tmo = { .tv_sec = 10 };
+	size_t per = 4 + SGC_MC_KEY_LEN + 32 + opt.fill + 2, len, got;
+	char *buf = malloc(per * SGC_MC_FILL_BATCH), in[64 * SGC_MC_FILL_BATCH];
+	unsigned long k = 0, batch, i;
+	int ret = 1;
+
+	if (!buf) {
+		sgc_err("out of memory");
+		return 1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tmo, sizeof(tmo));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tmo, sizeof(tmo));
+	while (k < opt.keyspace) {
+		batch = opt.keyspace - k < SGC_MC_FILL_BATCH ? opt.keyspace - k : SGC_MC_FILL_BATCH;
+		len = 0;
+		for (i = 0; i < batch; i++) {
+			len += sprintf(buf + len, "set " SGC_MC_KEY_FMT " 0 0 %lu\r\n", k + i, opt.fill);
+			memset(buf + len, 'a' + (k + i) % 26, opt.fill);
+			memcpy(buf + len + opt.fill, "\r\n", 2);
+			len += opt.fill + 2;
+		}
+		for (size_t off = 0; off < len; ) {
+			ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL);
+
+			if (n <= 0) {
+				sgc_err("--fill: send: %s", n ? strerror(errno) : "nothing sent");
+				goto out;
+			}
+			off += n;
+		}
+		/* "STORED\r\n" per set, nothing else */
+		for (got = 0; got < batch * 8; ) {
+			ssize_t n = recv(fd, in + got, batch * 8 - got, 0);
+
+			if (n <= 0) {
+				sgc_err("--fill: %s after %lu keys", n ? strerror(errno) : "connection closed",
+					k);
+				goto out;
+			}
+			got += n;
+		}
+		for (i = 0; i < batch; i++)
+			if (memcmp(in + i * 8, "STORED\r\n", 8)) {
+				sgc_err("--fill: memcached answered '%.8s' to set " SGC_MC_KEY_FMT,
+					in + i * 8, k + i);
+				goto out;
+			}
+		k += batch;
+	}
+	printf("fill ok %lu\n", k);
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
 /* ---- main ------------------------------------------------------------------------ */
 
 static void usage(FILE *f)
@@ -720,6 +919,7 @@ static void usage(FILE *f)
 		"Usage: %s [-H HOST] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]\n"
 		"       %s [-H HOST] -p PORT --ramp R1,R2,...:STEP_S [-c CONNS] [-S SEED] [-j]\n"
 		"       %s [-H HOST] -p PORT --frag N\n"
+		"       %s [-H HOST] -p PORT --proto memcache --fill BYTES [--keyspace N]\n"
 		"  -H HOST        server address, loopback only (default 127.0.0.1; ::1 works)\n"
 		"  -p PORT        server port\n"
 		"  -r RATE        requests per second, Poisson arrivals\n"
@@ -731,8 +931,13 @@ static void usage(FILE *f)
 		"  -g GRACE_S     wait this long for late responses after a step (default %g)\n"
 		"  --ramp R1,R2,...:STEP_S  rates in sequence, STEP_S seconds each\n"
 		"  --by-rate      with --ramp: then one line per distinct rate, its steps merged\n"
-		"  --frag N       protocol check: N pipelined requests in torn fragments\n",
-		sgc_prog, sgc_prog, sgc_prog, SGC_DEFAULT_GRACE);
+		"  --frag N       protocol check: N pipelined requests in torn fragments\n"
+		"  --proto P      sgw (sgserver, default) or memcache (memcached's text protocol:\n"
+		"                 each request a get of --mget keys, timed to its END)\n"
+		"  --mget N       memcache: keys per get, drawn uniformly from the key space (default 1)\n"
+		"  --keyspace N   memcache: the keys are sg000000 ... N-1 (default 1000)\n"
+		"  --fill BYTES   memcache: set every key to a value of BYTES bytes, then exit\n",
+		sgc_prog, sgc_prog, sgc_prog, sgc_prog, SGC_DEFAULT_GRACE);
 }
 
 static int bad_arg(const char *what, const char *val)
@@ -774,13 +979,17 @@ int main(int argc, char **argv)
 		{ "ramp", required_argument, NULL, 'R' },
 		{ "frag", required_argument, NULL, 'F' },
 		{ "by-rate", no_argument, NULL, 'B' },
+		{ "proto", required_argument, NULL, 'P' },
+		{ "mget", required_argument, NULL, 'M' },
+		{ "keyspace", required_argument, NULL, 'K' },
+		{ "fill", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	pthread_t snd, rcv;
-	bool have_r = false, have_d = false;
+	bool have_r = false, have_d = false, have_s = false, have_mc = false;
 	unsigned long v;
 	double total_s;
 	int c, epfd, ret = 0;
@@ -830,6 +1039,7 @@ int main(int argc, char **argv)
 			if (sgw_parse_ulong(optarg, 0, 10000000, &v))
 				return bad_arg("service time", optarg);
 			opt.service_us = v;
+			have_s = true;
 			break;
 		case 'g':
 			if (sgw_parse_double(optarg, 0, 3600, &opt.grace_s))
@@ -846,6 +1056,26 @@ int main(int argc, char **argv)
 		case 'F':
 			if (sgw_parse_ulong(optarg, 1, 1000000, &opt.frag))
 				return bad_arg("--frag count", optarg);
+			break;
+		case 'P':
+			if (strcmp(optarg, "memcache") && strcmp(optarg, "sgw"))
+				return bad_arg("--proto (sgw or memcache)", optarg);
+			opt.mc = !strcmp(optarg, "memcache");
+			break;
+		case 'M':
+			if (sgw_parse_ulong(optarg, 1, SGC_MC_MAX_KEYS, &opt.mget))
+				return bad_arg("--mget key count (1-1000)", optarg);
+			have_mc = true;
+			break;
+		case 'K':
+			if (sgw_parse_ulong(optarg, 1, 1000000, &opt.keyspace))
+				return bad_arg("--keyspace (1-1000000 keys)", optarg);
+			have_mc = true;
+			break;
+		case 'L':
+			if (sgw_parse_ulong(optarg, 1, SGC_MC_MAX_VALUE, &opt.fill))
+				return bad_arg("--fill value size (1-524288 bytes)", optarg);
+			have_mc = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -868,7 +1098,15 @@ int main(int argc, char **argv)
 		sgc_err("missing -p PORT (see %s -h)", sgc_prog);
 		return 2;
 	}
-	if (!opt.frag) {
+	if (!opt.mc && have_mc) {
+		sgc_err("--mget, --keyspace and --fill need --proto memcache");
+		return 2;
+	}
+	if (opt.mc && (opt.frag || have_s)) {
+		sgc_err("%s is sgserver's: not with --proto memcache", opt.frag ? "--frag" : "-s");
+		return 2;
+	}
+	if (!opt.frag && !opt.fill) {
 		if (opt.ramp && (have_r || have_d)) {
 			sgc_err("--ramp sets the rates and durations: drop -r and -d");
 			return 2;
@@ -891,7 +1129,7 @@ int main(int argc, char **argv)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
 
-	if (opt.frag) {
+	if (opt.frag || opt.fill) {
 		int fd = sgc_connect(&ss, sslen);
 
 		if (fd < 0) {
@@ -899,7 +1137,7 @@ int main(int argc, char **argv)
 				strerror(errno));
 			return 1;
 		}
-		ret = sgc_frag(fd);
+		ret = opt.frag ? sgc_frag(fd) : sgc_mc_fill(fd);
 		close(fd);
 		return ret;
 	}
@@ -920,6 +1158,10 @@ int main(int argc, char **argv)
 	for (int i = 0; i < opt.conns; i++) {
 		struct epoll_event ev = { .events = EPOLLIN | EPOLLRDHUP, .data.u32 = i };
 
+		if (opt.mc && !(conns[i].sched = calloc(SGC_MC_INFLIGHT, sizeof(uint64_t)))) {
+			sgc_err("out of memory");
+			return 1;
+		}
 		conns[i].fd = sgc_connect(&ss, sslen);
 		if (conns[i].fd < 0) {
 			sgc_err("cannot connect to %s port %d: %s", opt.host, opt.port,
