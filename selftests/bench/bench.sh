@@ -122,15 +122,14 @@ burst() {
 	e1=$(lr_energy_uj) l1=$(lr_lat)
 	lat=,
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | cut -d' ' -f1,2 | tr ' ' ',')
-	echo "$out" | awk -v slo="$SLO" -v cap="$cap" -v e0="$e0" -v e1="$e1" -v sub_s="$BURST_SUB" \
+	echo "$out" | awk -v slo="$SLO" -v cap="$cap" -v ej="$(lr_energy_j "$e0" "$e1")" -v sub_s="$BURST_SUB" \
 		-v pre="$1,$2,$3,$4" -v lat="$lat" '
 	function num(k,   m) { if (!match($0, "\"" k "\": *[-0-9.]+")) return 0
 		m = substr($0, RSTART, RLENGTH); sub(/.*: */, "", m); return m + 0 }
 	/"step":/ { n++; req += num("received"); if (num("p99_us") > slo) over++ }
 	/"by_rate":/ { ph = ph sprintf("%s%d:%.0f:%d", ph == "" ? "" : ";", int(num("by_rate") * 100 / cap + 0.5),
 		num("p99_us"), num("received")) }
-	END { ej = (e1 - e0) / 1e6
-		printf "BENCH-BURST %s,%d,%.4f,%.6f,%d,%d,%s,%s,%s\n", pre, req, ej, req ? ej / req : 0,
+	END { printf "BENCH-BURST %s,%d,%.4f,%.6f,%d,%d,%s,%s,%s\n", pre, req, ej, req ? ej / req : 0,
 			n, over, sub_s, lat, ph }'
 }
 

@@ -14,6 +14,27 @@ SLO_X=3			# the SLO: 3x performance's p99 at the ramp's first
 			# rate, as make bench chooses it (evaluation.rst)
 
 info() { echo "DEMO-INFO $*"; }
+
+# with_power PREFIX: sgsample's rows from stdin, each printed after PREFIX
+# with ",power_w" appended: CPU 1's modeled power in W since the previous
+# row, from its powercap counter (lr_energy_uj, read as the row arrives) over
+# the rows' t_s (seconds, two decimals); -1.000 on the first row
+with_power() {
+	e0= t0=
+	while IFS= read -r row; do
+		e=$(lr_energy_uj)
+		t=${row%%,*}
+		cs=${t#*.}
+		t=$(( ${t%.*} * 100 + ${cs#0} ))	# centiseconds; no leading 0: not octal
+		pw=-1.000
+		if d=$(sg_energy_delta "$LR_EZ" "$e0" "$e") && [ "$t" -gt "${t0:-$t}" ]; then
+			mw=$(( d / ((t - t0) * 10) ))	# uJ / (cs * 10) = uJ / ms = mW
+			pw=$(printf '%d.%03d' $((mw / 1000)) $((mw % 1000)))
+		fi
+		echo "$1$row,$pw"
+		e0=$e t0=$t
+	done
+}
 trap 'lr_down' EXIT
 
 lr_up || { info "cannot bring the platform up"; exit 1; }
@@ -39,8 +60,7 @@ for gov in $GOVS; do
 	lr_gov $gov
 	info "---- governor $gov on CPU 1 ----"
 	sleep 1
-	"$LR_T/sgsample" -i 500 -s "${LR_SLOT:-0}" -e "$LR_VP/energy_uj:cpu1" |
-		while IFS= read -r row; do echo "DEMO-ROW $gov,$row"; done &
+	"$LR_T/sgsample" -i 500 -s "${LR_SLOT:-0}" | with_power "DEMO-ROW $gov," &
 	sampler=$!
 	step=0
 	for rate in $RAMP; do

@@ -7,14 +7,17 @@
 # CPU 0 runs the load generator at a fixed performance frequency, so that
 # the client's own speed does not change with the governor, and is left out
 # of the energy figures.  All energy is the emulated platform's modeled
-# energy (selftests/modules/vfreq.c), never a measurement of real hardware.
+# energy (selftests/modules/vfreq.c), never a measurement of real hardware,
+# read from CPU 1's powercap zone as on hardware (selftests/lib/energy.sh).
 
 . "$SG_TOP/selftests/lib/kmod.sh"
+. "$SG_TOP/selftests/lib/energy.sh"
 
 LR_K=$SG_BUILD/kmod
 LR_T=$SG_BUILD/selftests
 LR_CTL=$SG_BUILD/userctl/slackctl
-LR_VP=/sys/kernel/debug/vplatform
+LR_VP=/sys/kernel/debug/vplatform	# residency per P-state: only debugfs has it
+LR_EZ=			# CPU 1's powercap zone, set by lr_up
 LR_POL0=/sys/devices/system/cpu/cpu0/cpufreq
 LR_POL1=/sys/devices/system/cpu/cpu1/cpufreq
 LR_SERVER_PID= LR_PORT= LR_SLOT=
@@ -24,6 +27,7 @@ LR_SLO=${LR_SLO:-}	# the target's SLO in us (p99), empty: none
 # lr_up: modules in, client CPU at max, slackctl loaded (feed on)
 lr_up() {
 	insmod "$LR_K/vfreq.ko" || return 1
+	LR_EZ=$(sg_pc_zone cpu1) || { echo "loadrun: no powercap zone cpu1" >&2; return 1; }
 	[ -f "$LR_K/vidle.ko" ] && insmod "$LR_K/vidle.ko"
 	insmod "$LR_K/slackgov.ko" || return 1
 	echo performance > $LR_POL0/scaling_governor
@@ -150,8 +154,10 @@ lr_follow() {
 # lr_win NAME: NAME=value of the last lr_follow's sgwin line
 lr_win() { tr ' ' '\n' < /tmp/lr.win | sed -n "s/^$1=//p" | head -n 1; }
 
-# lr_energy_uj: modeled energy of CPU 1 so far
-lr_energy_uj() { sed -n 's/^cpu1 //p' $LR_VP/energy_uj; }
+# lr_energy_uj: CPU 1's energy counter now; lr_energy_j BEFORE AFTER: the
+# joules between two of its readings (counter wraps handled), 0 without them
+lr_energy_uj() { sg_energy_uj "$LR_EZ"; }
+lr_energy_j() { awk -v d="$(sg_energy_delta "$LR_EZ" "$1" "$2")" 'BEGIN { printf "%.4f", d / 1e6 }'; }
 
 # lr_res: "f1 ns1 f2 ns2 ..." time CPU 1 spent at each frequency so far
 lr_res() { sed -n 's/^cpu1\.f\([0-9]*\) \([0-9]*\)$/\1 \2/p' $LR_VP/residency_ns | tr '\n' ' '; }
@@ -198,7 +204,7 @@ lr_step() {
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | tr ' ' ',')
 	rps=$(echo "$out" | jget rps)
 	recv=$(echo "$out" | jget received)
-	ej=$(awk -v a="$e0" -v b="$e1" 'BEGIN { printf "%.4f", (b - a) / 1e6 }')
+	ej=$(lr_energy_j "$e0" "$e1")
 	epr=$(awk -v e="$ej" -v n="$recv" 'BEGIN { printf "%.6f", (n > 0 ? e / n : 0) }')
 	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" $((t1 - t0))),${lat:-,,}"
 }

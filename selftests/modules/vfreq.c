@@ -34,9 +34,10 @@
  *    waking up).  Everything here is a model: nothing is measured.
  *
  * Files, all "key value" per line, in /sys/kernel/debug/vplatform/:
- * freq_khz, emulation, model, meter, energy_uj, residency_ns, reset (write).
- * The modeled energy is also the powercap zone /sys/class/powercap/vplatform:0
- * (energy_uj since load, as a RAPL package counter reads).
+ * freq_khz, emulation, model, meter, residency_ns, reset (write).
+ * The modeled energy is read as on hardware, from the powercap zones
+ * /sys/class/powercap/vplatform:0 (the package) and vplatform:0:N (cpuN),
+ * energy_uj since load, wrapping at max_energy_range_uj (see the DOC below).
  * See Documentation/emulated-platform.rst.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -576,7 +577,7 @@ static void vfreq_snapshot(unsigned int cpu, struct vfreq_snap *s)
 	raw_spin_unlock_irqrestore(&st->lock, flags);
 }
 
-enum { VFREQ_SHOW_METER, VFREQ_SHOW_ENERGY, VFREQ_SHOW_RESIDENCY };
+enum { VFREQ_SHOW_METER, VFREQ_SHOW_RESIDENCY };
 
 static int vfreq_meter_show(struct seq_file *m, void *v)
 {
@@ -589,38 +590,31 @@ static int vfreq_meter_show(struct seq_file *m, void *v)
 	if (what == VFREQ_SHOW_METER)
 		seq_puts(m, "# modeled energy, not measured\n");
 	for_each_possible_cpu(cpu) {
+		const char *pre = what == VFREQ_SHOW_METER ? "res_ns." : "";
+
 		vfreq_snapshot(cpu, &s);
 		total += s.energy_pj;
-		if (what != VFREQ_SHOW_ENERGY) {
-			const char *pre = what == VFREQ_SHOW_METER ? "res_ns." : "";
+		for (i = 0; i < VP_NR_FREQS; i++)
+			seq_printf(m, "cpu%u.%sf%u %llu\n", cpu, pre, vp_freq_khz[i], s.res_f[i]);
+		for (i = 0; i < VP_NR_CSTATES; i++) {
+			u64 sum = 0;
 
-			for (i = 0; i < VP_NR_FREQS; i++)
-				seq_printf(m, "cpu%u.%sf%u %llu\n", cpu, pre, vp_freq_khz[i], s.res_f[i]);
-			for (i = 0; i < VP_NR_CSTATES; i++) {
-				u64 sum = 0;
-
-				for (j = 0; j < VP_NR_FREQS; j++)
-					sum += s.res_c[i][j];
-				seq_printf(m, "cpu%u.%s%s %llu\n", cpu, pre, vp_cstates[i].name, sum);
-			}
+			for (j = 0; j < VP_NR_FREQS; j++)
+				sum += s.res_c[i][j];
+			seq_printf(m, "cpu%u.%s%s %llu\n", cpu, pre, vp_cstates[i].name, sum);
 		}
-		if (what == VFREQ_SHOW_METER)
-			for (i = 0; i < VP_NR_CSTATES; i++)
-				for (j = 0; j < VP_NR_FREQS; j++)
-					seq_printf(m, "cpu%u.res_ns.%s.f%u %llu\n", cpu,
-						   vp_cstates[i].name, vp_freq_khz[j], s.res_c[i][j]);
-		if (what == VFREQ_SHOW_METER) {
-			seq_printf(m, "cpu%u.interval_ns %llu\n", cpu, s.interval_ns);
-			seq_printf(m, "cpu%u.transitions %llu\n", cpu, s.transitions);
-			seq_printf(m, "cpu%u.energy_uj %llu\n", cpu, div_u64(s.energy_pj, 1000000));
-		} else if (what == VFREQ_SHOW_ENERGY) {
-			seq_printf(m, "cpu%u %llu\n", cpu, div_u64(s.energy_pj, 1000000));
-		}
+		if (what != VFREQ_SHOW_METER)
+			continue;
+		for (i = 0; i < VP_NR_CSTATES; i++)
+			for (j = 0; j < VP_NR_FREQS; j++)
+				seq_printf(m, "cpu%u.res_ns.%s.f%u %llu\n", cpu,
+					   vp_cstates[i].name, vp_freq_khz[j], s.res_c[i][j]);
+		seq_printf(m, "cpu%u.interval_ns %llu\n", cpu, s.interval_ns);
+		seq_printf(m, "cpu%u.transitions %llu\n", cpu, s.transitions);
+		seq_printf(m, "cpu%u.energy_uj %llu\n", cpu, div_u64(s.energy_pj, 1000000));
 	}
 	if (what == VFREQ_SHOW_METER)
 		seq_printf(m, "total.energy_uj %llu\n", div_u64(total, 1000000));
-	else if (what == VFREQ_SHOW_ENERGY)
-		seq_printf(m, "total %llu\n", div_u64(total, 1000000));
 	return 0;
 }
 
@@ -657,53 +651,112 @@ static void vfreq_debugfs_init(void)
 	debugfs_create_file("emulation", 0444, vfreq_dir, NULL, &vfreq_emulation_fops);
 	debugfs_create_file("model", 0444, vfreq_dir, NULL, &vfreq_model_fops);
 	debugfs_create_file("meter", 0444, vfreq_dir, (void *)VFREQ_SHOW_METER, &vfreq_meter_fops);
-	debugfs_create_file("energy_uj", 0444, vfreq_dir, (void *)VFREQ_SHOW_ENERGY,
-			    &vfreq_meter_fops);
 	debugfs_create_file("residency_ns", 0444, vfreq_dir, (void *)VFREQ_SHOW_RESIDENCY,
 			    &vfreq_meter_fops);
 	debugfs_create_file("reset", 0200, vfreq_dir, NULL, &vfreq_reset_fops);
 }
 
-/* ---- the powercap zone --------------------------------------------------------------- */
+/* ---- the powercap zones -------------------------------------------------------------- */
 
 /*
- * The meter's energy as a powercap zone, /sys/class/powercap/vplatform:0
- * (name "package-0", energy_uj, max_energy_range_uj), read as intel-rapl's
- * is on hardware, so that slackctl, the bench and the demo have one reader.
- * Its counter is the sum over CPUs of the modeled energy since the module
- * was loaded: the debugfs reset does not move it (a powercap counter only
- * grows, up to max_energy_range_uj).  No power limit: no constraints.
+ * DOC: powercap zones
+ *
+ * The meter's energy as powercap zones, read as intel-rapl's are on
+ * hardware, so that slackctl, the bench and the demo have one reader:
+ *
+ *	/sys/class/powercap/vplatform:0	  "package-0", all CPUs
+ *	/sys/class/powercap/vplatform:0:N  "cpuN", one per possible CPU N
+ *
+ * as intel-rapl:0 ("package-0") has its intel-rapl:0:0 ("core") and
+ * intel-rapl:0:1 ("uncore") subzones.  A subzone is named after its CPU;
+ * its folder's number is the framework's id under the package, equal to
+ * the CPU number only while possible CPUs have no holes: readers go by
+ * the name.  Each zone's energy_uj is the modeled energy since the module
+ * was loaded (the debugfs reset does not move it: a powercap counter only
+ * grows), in uJ modulo energy_range_uj, the zone's max_energy_range_uj: the
+ * counter runs 0 .. max_energy_range_uj - 1 and wraps to 0, so the energy
+ * of an interval over which it went backwards is after - before +
+ * max_energy_range_uj (one wrap; a reader must read at least once a wrap).
+ * The package is the sum of its subzones, rounded once.  No power limit:
+ * no constraints.
  */
+
+/*
+ * 262143328850 uJ: the range intel-rapl reports for a package on Xeons
+ * (a 32-bit counter of 61.035 uJ units, 2^-14 J), where it wraps after
+ * about 30 min at 150 W; here, at ~7 W a busy core, after hours.  Small
+ * values make the wrap show within seconds, to test the readers.
+ */
+#define VFREQ_RANGE_MIN_UJ	1000000ULL	/* 1 J */
+/* the meter's sum in pJ wraps at 2^64 pJ (18 MJ, two weeks of a busy 2-CPU guest) */
+#define VFREQ_RANGE_MAX_UJ	(U64_MAX / 1000000)
+static unsigned long long energy_range_uj = 262143328850ULL;
+module_param(energy_range_uj, ullong, 0444);
+MODULE_PARM_DESC(energy_range_uj,
+		 "powercap zones' max_energy_range_uj: energy_uj wraps to 0 there (default 262143328850, >= 1000000)");
+
+/**
+ * struct vfreq_pc_zone - a powercap zone of the meter.
+ * @zone: the framework's zone, in this driver's memory (the zone's ops
+ *	  then need ->release; it has nothing to free).
+ * @cpu:  the CPU whose energy it reads, or -1 for the package (all CPUs);
+ *	  set before registration, so a read never meets it unset.
+ */
+struct vfreq_pc_zone {
+	struct powercap_zone zone;
+	int cpu;
+	bool registered;
+};
+
 static struct powercap_control_type *vfreq_pc_type;
-static struct powercap_zone *vfreq_pc_zone;
+static struct vfreq_pc_zone vfreq_pc_pkg = { .cpu = -1 };
+static struct vfreq_pc_zone *vfreq_pc_cpus;	/* nr_cpu_ids entries */
+
+/* modeled energy of @cpu since load, pJ */
+static u64 vfreq_cpu_total_pj(unsigned int cpu)
+{
+	struct vfreq_cpu *st = per_cpu_ptr(&vfreq_cpus, cpu);
+	unsigned long flags;
+	u64 pj;
+
+	raw_spin_lock_irqsave(&st->lock, flags);
+	vfreq_meter_advance(st, ktime_get_ns());
+	pj = st->energy_pj + st->reset_pj;
+	raw_spin_unlock_irqrestore(&st->lock, flags);
+	return pj;
+}
 
 static int vfreq_pc_energy_uj(struct powercap_zone *pz, u64 *uj)
 {
-	unsigned long flags;
+	struct vfreq_pc_zone *z = container_of(pz, struct vfreq_pc_zone, zone);
 	unsigned int cpu;
 	u64 pj = 0;
 
-	for_each_possible_cpu(cpu) {
-		struct vfreq_cpu *st = per_cpu_ptr(&vfreq_cpus, cpu);
-
-		raw_spin_lock_irqsave(&st->lock, flags);
-		vfreq_meter_advance(st, ktime_get_ns());
-		pj += st->energy_pj + st->reset_pj;
-		raw_spin_unlock_irqrestore(&st->lock, flags);
-	}
-	*uj = div_u64(pj, 1000000);
+	if (z->cpu >= 0)
+		pj = vfreq_cpu_total_pj(z->cpu);
+	else
+		for_each_possible_cpu(cpu)
+			pj += vfreq_cpu_total_pj(cpu);
+	div64_u64_rem(div_u64(pj, 1000000), energy_range_uj, uj);
 	return 0;
 }
 
 static int vfreq_pc_max_uj(struct powercap_zone *pz, u64 *uj)
 {
-	*uj = div_u64(U64_MAX, 1000000);	/* where the pJ sum wraps */
+	*uj = energy_range_uj;
+	return 0;
+}
+
+/* the zones live in this driver's memory until module exit */
+static int vfreq_pc_release(struct powercap_zone *pz)
+{
 	return 0;
 }
 
 static const struct powercap_zone_ops vfreq_pc_ops = {
 	.get_energy_uj		 = vfreq_pc_energy_uj,
 	.get_max_energy_range_uj = vfreq_pc_max_uj,
+	.release		 = vfreq_pc_release,
 };
 
 /* powercap_register_zone() wants constraint ops even for no constraint */
@@ -724,24 +777,70 @@ static const struct powercap_zone_constraint_ops vfreq_pc_const_ops = {
 	.set_time_window_us	= vfreq_pc_no_set,
 };
 
-static int vfreq_powercap_init(void)
+static int vfreq_pc_register(struct vfreq_pc_zone *z, const char *name,
+			     struct vfreq_pc_zone *parent)
 {
-	vfreq_pc_type = powercap_register_control_type(NULL, "vplatform", NULL);
-	if (IS_ERR(vfreq_pc_type))
-		return PTR_ERR(vfreq_pc_type);
-	vfreq_pc_zone = powercap_register_zone(NULL, vfreq_pc_type, "package-0", NULL,
-					       &vfreq_pc_ops, 0, &vfreq_pc_const_ops);
-	if (IS_ERR(vfreq_pc_zone)) {
-		powercap_unregister_control_type(vfreq_pc_type);
-		return PTR_ERR(vfreq_pc_zone);
+	struct powercap_zone *pz;
+
+	pz = powercap_register_zone(&z->zone, vfreq_pc_type, name, parent ? &parent->zone : NULL,
+				    &vfreq_pc_ops, 0, &vfreq_pc_const_ops);
+	if (IS_ERR(pz)) {
+		pr_err("powercap zone %s: %ld\n", name, PTR_ERR(pz));
+		return PTR_ERR(pz);
 	}
+	z->registered = true;
 	return 0;
 }
 
+/* subzones first, in reverse order, then the package and the type */
 static void vfreq_powercap_exit(void)
 {
-	powercap_unregister_zone(vfreq_pc_type, vfreq_pc_zone);
+	int cpu;
+
+	for (cpu = nr_cpu_ids - 1; cpu >= 0; cpu--)
+		if (vfreq_pc_cpus[cpu].registered)
+			powercap_unregister_zone(vfreq_pc_type, &vfreq_pc_cpus[cpu].zone);
+	if (vfreq_pc_pkg.registered)
+		powercap_unregister_zone(vfreq_pc_type, &vfreq_pc_pkg.zone);
+	vfreq_pc_pkg.registered = false;
 	powercap_unregister_control_type(vfreq_pc_type);
+	kfree(vfreq_pc_cpus);
+	vfreq_pc_cpus = NULL;
+}
+
+static int vfreq_powercap_init(void)
+{
+	char name[16];
+	unsigned int cpu;
+	int ret;
+
+	vfreq_pc_cpus = kcalloc(nr_cpu_ids, sizeof(*vfreq_pc_cpus), GFP_KERNEL);
+	if (!vfreq_pc_cpus)
+		return -ENOMEM;
+	vfreq_pc_type = powercap_register_control_type(NULL, "vplatform", NULL);
+	if (IS_ERR(vfreq_pc_type)) {
+		ret = PTR_ERR(vfreq_pc_type);
+		goto err_free;
+	}
+	ret = vfreq_pc_register(&vfreq_pc_pkg, "package-0", NULL);
+	if (ret)
+		goto err_zones;
+	for_each_possible_cpu(cpu) {
+		vfreq_pc_cpus[cpu].cpu = cpu;
+		snprintf(name, sizeof(name), "cpu%u", cpu);
+		ret = vfreq_pc_register(&vfreq_pc_cpus[cpu], name, &vfreq_pc_pkg);
+		if (ret)
+			goto err_zones;
+	}
+	return 0;
+
+err_zones:
+	vfreq_powercap_exit();	/* what was registered, subzones first */
+	return ret;
+err_free:
+	kfree(vfreq_pc_cpus);
+	vfreq_pc_cpus = NULL;
+	return ret;
 }
 
 /* ---- init / exit -------------------------------------------------------------------------- */
@@ -752,6 +851,10 @@ static int vfreq_model_init(void)
 
 	if (period_us < 100 || period_us > 10000 || !max_spin_us || max_spin_us > 20000) {
 		pr_err("period_us must be 100..10000 and max_spin_us 1..20000\n");
+		return -EINVAL;
+	}
+	if (energy_range_uj < VFREQ_RANGE_MIN_UJ || energy_range_uj > VFREQ_RANGE_MAX_UJ) {
+		pr_err("energy_range_uj must be %llu..%llu\n", VFREQ_RANGE_MIN_UJ, VFREQ_RANGE_MAX_UJ);
 		return -EINVAL;
 	}
 	u64 vmax2 = (u64)volt_mv[VP_NR_FREQS - 1] * volt_mv[VP_NR_FREQS - 1];
@@ -830,11 +933,11 @@ static int __init vfreq_init(void)
 	vfreq_meter_reset();
 	ret = vfreq_powercap_init();
 	if (ret) {
-		pr_err("powercap zone: %d\n", ret);
+		pr_err("powercap zones: %d\n", ret);
 		goto err_powercap;
 	}
 	vfreq_debugfs_init();
-	pr_info("%d P-states %u-%u MHz, slowdown %s, fast switch %s, modeled-energy meter in debugfs vplatform/\n",
+	pr_info("%d P-states %u-%u MHz, slowdown %s, fast switch %s, modeled energy in powercap vplatform:0\n",
 		VP_NR_FREQS, vp_freq_khz[0] / 1000, VP_FMAX_KHZ / 1000, emulate ? "on" : "off",
 		fast_switch ? "on" : "off");
 	return 0;

@@ -3,9 +3,10 @@
 # performance governor uses more modeled energy than powersave on CPU 1 for
 # the same idle interval (deep C-states allowed, and C1 only under a PM QoS
 # limit, where the clock-gated core's leakage follows V(f)) and for the same
-# fixed CPU-bound job (measured from its start to its end).  Also checks that
-# the model file follows its documented formulas.  Modeled energy: vfreq's
-# power model, not a measurement of hardware.
+# fixed CPU-bound job (measured from its start to its end), read from CPU 1's
+# powercap zone (selftests/lib/energy.sh).  Also checks that the model file
+# follows its documented formulas.  Modeled energy: vfreq's power model, not a
+# measurement of hardware.
 . "$SG_TOP/selftests/lib/ktap.sh"
 
 V=$SG_BUILD/selftests/vspin
@@ -19,6 +20,10 @@ sg_defer "sg_rmmod vidle"
 sg_defer "echo 0 > /sys/kernel/debug/vidle/registered"
 qos_old=$(cat $QOS)
 sg_defer "echo $qos_old > $QOS"
+# CPU 1's energy from its powercap zone, as the bench and the demo read it
+. "$SG_TOP/selftests/lib/energy.sh"
+Z1=$(sg_pc_zone cpu1) || ktap_skip_all "no powercap zone cpu1"
+
 # this shell and its helpers stay on CPU 0: CPU 1 is the one measured
 taskset -p -c 0 $$ > /dev/null
 ktap_plan 4
@@ -39,7 +44,8 @@ check=$(awk '{ m[$1] = $2; if ($1 ~ /^volt_mv\.f/) { f = substr($1, 10); fs[f] =
 		print bad ? "MISMATCH" : "OK" }' model.txt)
 ktap_eq OK "$check" "model: busy and idle power per P-state follow the documented formulas"
 
-e1() { sed -n 's/^cpu1 //p' $D/energy_uj; }
+e1() { sg_energy_uj "$Z1"; }
+de() { sg_energy_delta "$Z1" "$1" "$2"; }
 gov() { echo $1 > $P/scaling_governor; sleep 0.2; }
 
 # idle: CPU 1 runs nothing for 1 s; pairs interleaved (perf, save, save, perf)
@@ -48,7 +54,7 @@ idle_pair() {
 	for g in performance powersave powersave performance; do
 		gov $g
 		a=$(e1); sleep 1; b=$(e1)
-		if [ $g = performance ]; then ep=$((ep + b - a)); else es=$((es + b - a)); fi
+		if [ $g = performance ]; then ep=$((ep + $(de $a $b))); else es=$((es + $(de $a $b))); fi
 	done
 	echo "$ep $es"
 }
@@ -69,8 +75,8 @@ ep=0 es=0 tp=0 ts=0
 for g in performance powersave powersave performance; do
 	gov $g
 	a=$(e1); t=$("$V" loop -c 1 -n "$N" | sed 's/ns //'); b=$(e1)
-	if [ $g = performance ]; then ep=$((ep + b - a)) tp=$((tp + t / 1000000))
-	else es=$((es + b - a)) ts=$((ts + t / 1000000)); fi
+	if [ $g = performance ]; then ep=$((ep + $(de $a $b))) tp=$((tp + t / 1000000))
+	else es=$((es + $(de $a $b))) ts=$((ts + t / 1000000)); fi
 done
 ktap_note "fixed job x2: performance $ep uJ in $tp ms, powersave $es uJ in $ts ms"
 ktap_cmp "$ep" -gt "$es" "fixed job: performance uses more modeled energy than powersave"
