@@ -80,8 +80,13 @@ static void jsonw_begin_value(json_writer_t *self)
 		jsonw_member(self);
 }
 
-/* length of the valid UTF-8 sequence at s, 0 if it is not one */
-static int utf8_len(const unsigned char *s)
+/*
+ * The length of the valid UTF-8 sequence at @s, 0 if it is not one: no
+ * overlong forms, no surrogates, nothing above U+10FFFF.  Both of
+ * slackctl's text formats that must be UTF-8 (JSON here, the Prometheus
+ * exposition in prom.c) escape a byte for which this is 0.
+ */
+int jsonw_utf8_len(const unsigned char *s)
 {
 	int n, i;
 
@@ -98,7 +103,6 @@ static int utf8_len(const unsigned char *s)
 	for (i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-	/* overlong forms and surrogates */
 	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
 	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
 		return 0;
@@ -123,7 +127,7 @@ static void jsonw_quote(json_writer_t *self, const char *str)
 				fprintf(self->out, "\\u%04x", *s);
 				break;
 			}
-			n = utf8_len(s);
+			n = jsonw_utf8_len(s);
 			if (!n) {
 				fputs("\\ufffd", self->out);
 				break;

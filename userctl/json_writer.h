@@ -27,6 +27,9 @@ void jsonw_end_object(json_writer_t *self);
 void jsonw_start_array(json_writer_t *self);
 void jsonw_end_array(json_writer_t *self);
 
+/* the length of the valid UTF-8 sequence at s, 0 if it is not one */
+int jsonw_utf8_len(const unsigned char *s);
+
 /* a field name inside an object; the value follows */
 void jsonw_name(json_writer_t *self, const char *name);
 

@@ -238,6 +238,7 @@ static const struct sc_cmd cmds[] = {
 	{ "status",	do_status },
 	{ "stats",	do_stats },
 	{ "exporter",	do_exporter },
+	{ "policy",	do_policy },
 	{ "help",	do_help },
 	{ "version",	do_version },
 	{ 0 }
@@ -298,6 +299,7 @@ static int do_help(int argc, char **argv)
 		"                    set [--check] KNOB VALUE | get [KNOB] |\n"
 		"                    status [--interval DURATION] [--watch [SECONDS]] |\n"
 		"                    stats [--prom [--output FILE]] | exporter --listen ADDR:PORT |\n"
+		"                    policy { load FILE | run FILE | unload | show } |\n"
 		"                    help [target] | version }\n"
 		"       OPTIONS := { -j | --json | -p | --pretty | -v | --verbose | -h | --help }\n"
 		"       VALUE := NUMBER[UNIT] as the knob's unit allows (slackctl get lists them)\n"

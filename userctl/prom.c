@@ -127,31 +127,6 @@ static void family_end(void)
 	}
 }
 
-/* length of the valid UTF-8 sequence at @s, 0 if none */
-static int utf8_len(const unsigned char *s)
-{
-	int n, i;
-
-	if (*s < 0x80)
-		return 1;
-	if (*s >= 0xc2 && *s <= 0xdf)
-		n = 2;
-	else if (*s >= 0xe0 && *s <= 0xef)
-		n = 3;
-	else if (*s >= 0xf0 && *s <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	for (i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* no overlong forms, no surrogates, nothing above U+10FFFF */
-	if ((*s == 0xe0 && s[1] < 0xa0) || (*s == 0xed && s[1] > 0x9f) ||
-	    (*s == 0xf0 && s[1] < 0x90) || (*s == 0xf4 && s[1] > 0x8f))
-		return 0;
-	return n;
-}
-
 /*
  * A label value: the format's escapes (backslash, quote, newline), and
  * \xHH for a byte that is not valid UTF-8 (see the DOC block).
@@ -163,7 +138,7 @@ static void label_value(FILE *out, const char *s)
 
 	fputc('"', out);
 	while (*u) {
-		n = utf8_len(u);
+		n = jsonw_utf8_len(u);
 		if (*u == '\\')
 			fputs("\\\\", out);
 		else if (*u == '"')

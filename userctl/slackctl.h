@@ -55,6 +55,7 @@ int do_set(int argc, char **argv);
 int do_get(int argc, char **argv);
 int do_status(int argc, char **argv);
 int do_stats(int argc, char **argv);
+int do_policy(int argc, char **argv);	/* policy.c: BPF control laws */
 
 /* status.c: a target's figures over an interval, from the snaps ring */
 struct sc_interval {
@@ -83,6 +84,7 @@ double sc_energy_delta(const struct sc_energy_zone *a, int na, const struct sc_e
 struct sc_policy {
 	char name[32], gov[32], cur[32], mode[32], reason[32], dec[32], boosts[32], fb[32];
 	char last_freq[32], last_slack[32];
+	char law[32];		/* "builtin", "bpf:<name>" (policy.c) */
 };
 /* at most this many policies are shown (one per CPU on the largest machines we know) */
 #define SC_MAX_POLICIES	1024

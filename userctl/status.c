@@ -419,6 +419,7 @@ int sc_read_policies(struct sc_policy **out)
 		read_stat(dir, "decisions", p[i].dec, sizeof(p[i].dec));
 		read_stat(dir, "boosts", p[i].boosts, sizeof(p[i].boosts));
 		read_stat(dir, "fallbacks", p[i].fb, sizeof(p[i].fb));
+		read_stat(dir, "law", p[i].law, sizeof(p[i].law));
 	}
 	globfree(&g);
 	*out = p;
@@ -452,14 +453,16 @@ static void status_policies(void)
 			jsonw_number_text_field(json_wtr, "decisions", p[i].dec);
 			jsonw_number_text_field(json_wtr, "boosts", p[i].boosts);
 			jsonw_number_text_field(json_wtr, "fallbacks", p[i].fb);
+			jsonw_string_field(json_wtr, "law", p[i].law);
 			jsonw_end_object(json_wtr);
 			continue;
 		}
 		if (!i)
-			printf("\n%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s\n", "POLICY", "GOVERNOR",
-			       "KHZ", "MODE", "REASON", "LAST_KHZ", "DECISIONS", "BOOSTS", "FALLBACKS");
-		printf("%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s\n", p[i].name, p[i].gov,
-		       p[i].cur, p[i].mode, p[i].reason, p[i].last_freq, p[i].dec, p[i].boosts, p[i].fb);
+			printf("\n%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s %s\n", "POLICY", "GOVERNOR",
+			       "KHZ", "MODE", "REASON", "LAST_KHZ", "DECISIONS", "BOOSTS", "FALLBACKS", "LAW");
+		printf("%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s %s\n", p[i].name, p[i].gov,
+		       p[i].cur, p[i].mode, p[i].reason, p[i].last_freq, p[i].dec, p[i].boosts, p[i].fb,
+		       p[i].law);
 	}
 	if (json_wtr)
 		jsonw_end_array(json_wtr);
