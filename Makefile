@@ -133,7 +133,7 @@ $(foreach r,$(KMOD_KRELS),$(eval $(call kmod_rule,$(r))))
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.bpf.o,$(BPF_SRCS))
 BPF_SKELS := $(patsubst bpf/%.bpf.c,$(O)/bpf/%.skel.h,$(BPF_SRCS))
-BPF_HDRS := $(wildcard bpf/*.h) include/uapi/slackgov.h $(BPF_SRCS)	# objects may include each other
+BPF_HDRS := $(wildcard bpf/*.h) $(wildcard include/uapi/*.h) $(BPF_SRCS)	# objects may include each other
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH_BPF) -mcpu=v3 \
 	-I$(O) -Iinclude/uapi -Ibpf
 
@@ -183,7 +183,7 @@ USERCTL_HDRS := $(wildcard userctl/*.h)
 
 userctl: $(if $(USERCTL_SRCS),$(O)/userctl/slackctl)
 
-$(O)/userctl/slackctl: $(USERCTL_SRCS) $(USERCTL_HDRS) $(BPF_SKELS) include/uapi/slackgov.h
+$(O)/userctl/slackctl: $(USERCTL_SRCS) $(USERCTL_HDRS) $(BPF_SKELS) $(wildcard include/uapi/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(USER_CFLAGS) -Iuserctl $(USERCTL_SRCS) -o $@ $(USER_LDLIBS)

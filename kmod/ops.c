@@ -42,8 +42,9 @@
  *    [cpuinfo.min_freq, cpuinfo.max_freq] (garbage) is refused: the built-in
  *    proposal is applied for this decision, policyN/slack/ops_fallbacks
  *    counts it and the slackgov_ops trace event says error or range.
- *    0 is outside the range: a program that has nothing to say returns the
- *    view's builtin_khz instead.
+ *    0 is outside the range (it is also what the BPF core returns for a call
+ *    its recursion guard skipped): a program that has nothing to say returns
+ *    the view's builtin_khz instead.
  * 5. A value in the hardware range is clamped to the policy's limits
  *    [min, max] (result "clamped" in the trace) and counted in
  *    ops_decisions.  It is then applied as the built-in law's output is:

@@ -3,12 +3,12 @@
  * slackgov_ops.h - struct slackgov_ops: a BPF program that supplies the
  * governor's control law (kernels with module struct_ops, Linux 6.9+).
  *
- * Shared by the module (kmod/ops.c: it registers the type and calls it) and
- * BPF policies (bpf/util_policy.bpf.c and the tests: they implement it).  The layouts are
- * plain: a policy reads the view at the offsets compiled here, no CO-RE, so
- * that slackctl can load it without relocating it (userctl/policy.c says
- * why).  The callback contract is DOC "policy ops" in kmod/ops.c
- * (Documentation/governor.rst).
+ * Shared by the module (kmod/ops.c: it registers the type and calls it),
+ * BPF policies (bpf/util_policy.bpf.c and the tests' policies: they
+ * implement it) and slackctl.  The layouts are plain: a policy reads the
+ * view at the offsets compiled here, no CO-RE, so that slackctl can load it
+ * without relocating it (userctl/policy.c says why).  The callback
+ * contract: DOC "policy ops" in kmod/ops.c (Documentation/governor.rst).
  */
 #ifndef _UAPI_SLACKGOV_OPS_H
 #define _UAPI_SLACKGOV_OPS_H
