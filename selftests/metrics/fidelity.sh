@@ -47,6 +47,21 @@ FID_SAT=${FID_SAT:-150}
 # fid_field NAME FILE: NAME=value of the first line of FILE
 fid_field() { tr ' ' '\n' < "$2" | sed -n "s/^$1=//p" | head -n 1; }
 
+# fid_medians RAW LEVELS: per level of LEVELS (in that order), the level and
+# the median of each of columns 2-9 of its rows in RAW (the passes), one
+# line each, on stdout
+fid_medians() {
+	for _pct in $2; do
+		_row=$_pct
+		for _col in 2 3 4 5 6 7 8 9; do
+			_row="$_row $(awk -v p="$_pct" -v c="$_col" '$1 == p { print $c }' "$1" | sort -g |
+				awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+					else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
+		done
+		echo "$_row"
+	done
+}
+
 # fid_step RATE: one load step; sets FR_CLIENT FR_OBS FR_SLACK FR_CV FR_MISSED,
 # and FR_CP99 (client p99, us), FR_SP99 (server-side p99), FR_QUEUE (mean
 # queueing, us), FR_NLAT (requests timed)
@@ -143,17 +158,7 @@ fid_run() {
 		_p=$((_p + 1))
 	done
 	# per level: the median of each column over the passes
-	: > fid.tab
-	for _pct in $FID_LEVELS; do
-		_row=$_pct
-		for _col in 2 3 4 5 6 7 8 9; do
-			_row="$_row $(awk -v p="$_pct" -v c="$_col" '$1 == p { print $c }' fid.raw | sort -g |
-				awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-					else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
-		done
-		echo "$_row" >> fid.tab
-	done
-	sort -n fid.tab -o fid.tab
+	fid_medians fid.raw "$FID_LEVELS" | sort -n > fid.tab
 	ktap_note "busy share at the levels (1 - slack): $(awk '{ printf "%d%% ", (1000 - $4) / 10 }' fid.tab)"
 	# saturation (overload: the server answers < 90% of the offered rate, a
 	# backlog grows): FID_SAT% of C, doubled while it keeps up (the machine
@@ -231,16 +236,7 @@ fid_lat_run() {
 		done
 		_p=$((_p + 1))
 	done
-	: > fid.lat
-	for _pct in $FID_LAT_PCTS; do
-		_row=$_pct
-		for _col in 2 3 4 5 6 7 8 9; do
-			_row="$_row $(awk -v p="$_pct" -v c="$_col" '$1 == p { print $c }' fid.lraw | sort -g |
-				awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
-					else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }')"
-		done
-		echo "$_row" >> fid.lat
-	done
+	fid_medians fid.lraw "$FID_LAT_PCTS" > fid.lat
 	kill $_lspid 2>/dev/null
 	"$S" target del --pid $_lspid > /dev/null 2>&1
 }
