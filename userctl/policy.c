@@ -327,7 +327,7 @@ static int policy_value(struct sc_policy_load *pl)
 static int policy_load_progs(struct sc_policy_load *pl)
 {
 	static char log[16384];
-	int i;
+	int i, err;
 
 	for (i = 0; i < pl->ncb; i++) {
 		struct bpf_program *p = pl->cb[i].prog;
@@ -342,6 +342,7 @@ static int policy_load_progs(struct sc_policy_load *pl)
 					     bpf_program__insn_cnt(p), &o);
 		if (pl->cb[i].fd >= 0)
 			continue;
+		err = errno;
 		/* again with the verifier's log, for its last line */
 		log[0] = 0;
 		o.log_buf = log;
@@ -355,7 +356,7 @@ static int policy_load_progs(struct sc_policy_load *pl)
 			log[strlen(log) - 1] = 0;
 		last = strrchr(log, '\n');
 		return sc_err("%s: the kernel refused program %s: %s%s%s%s", pl->file,
-			      bpf_program__name(p), strerror(errno), log[0] ? " (verifier: " : "",
+			      bpf_program__name(p), strerror(err), log[0] ? " (verifier: " : "",
 			      last ? last + 1 : log, log[0] ? ")" : "");
 	}
 	return 0;
