@@ -67,6 +67,7 @@ struct sc_map_create_attr {
 /* one callback: the program that fills it */
 struct sc_cb {
 	struct bpf_program *prog;
+	const char *name;		/* the member's */
 	__u32 kidx, koff;		/* kernel member index, offset in the struct */
 	int fd;
 };
@@ -205,8 +206,12 @@ static int policy_object(struct sc_policy_load *pl)
 	__s32 sec_id;
 
 	pl->obj = bpf_object__open_file(f, NULL);
-	if (!pl->obj)
-		return sc_err("%s: cannot open as a BPF object: %s", f, strerror(errno));
+	if (!pl->obj) {
+		char msg[128];
+
+		libbpf_strerror(errno, msg, sizeof(msg));
+		return sc_err("%s: cannot open as a BPF object: %s", f, msg);
+	}
 	obtf = bpf_object__btf(pl->obj);
 	sec_id = obtf ? btf__find_by_name_kind(obtf, SC_OPS_SEC, BTF_KIND_DATASEC) : -1;
 	if (sec_id < 0)
@@ -257,11 +262,11 @@ static int policy_object(struct sc_policy_load *pl)
 
 	for (i = 0; i < rsh.sh_size / rsh.sh_entsize; i++) {
 		const struct btf_member *m = btf_members(pl->ost);
-		const char *sym_name, *mname;
+		const char *sym_name;
 		GElf_Rel r;
 		GElf_Sym sym;
 		__u32 moff;
-		int j, k;
+		int j;
 
 		if (!gelf_getrel(rd, i, &r) || !gelf_getsym(symd, GELF_R_SYM(r.r_info), &sym))
 			return sc_err("%s: bad %s relocation", f, SC_OPS_SEC);
@@ -272,13 +277,8 @@ static int policy_object(struct sc_policy_load *pl)
 			;
 		if (!prog || j == btf_vlen(pl->ost) || pl->ncb == (int)(sizeof(pl->cb) / sizeof(pl->cb[0])))
 			return sc_err("%s: a %s relocation names no program or no member", f, SC_OPS_SEC);
-		mname = btf__name_by_offset(obtf, m[j].name_off);
-		k = policy_member(pl->mod, btf__type_by_id(pl->mod, pl->st_id), mname);
-		if (k < 0)
-			return sc_err("%s: this kernel's %s has no callback '%s'", f, SC_OPS_TYPE, mname);
 		pl->cb[pl->ncb].prog = prog;
-		pl->cb[pl->ncb].kidx = k;
-		pl->cb[pl->ncb].koff = btf_member_bit_offset(btf__type_by_id(pl->mod, pl->st_id), k) / 8;
+		pl->cb[pl->ncb].name = btf__name_by_offset(obtf, m[j].name_off);
 		pl->cb[pl->ncb].fd = -1;
 		pl->ncb++;
 	}
@@ -329,6 +329,16 @@ static int policy_load_progs(struct sc_policy_load *pl)
 	static char log[16384];
 	int i, err;
 
+	for (i = 0; i < pl->ncb; i++) {
+		const struct btf_type *kst = btf__type_by_id(pl->mod, pl->st_id);
+		int k = policy_member(pl->mod, kst, pl->cb[i].name);
+
+		if (k < 0)
+			return sc_err("%s: this kernel's %s has no callback '%s'", pl->file,
+				      SC_OPS_TYPE, pl->cb[i].name);
+		pl->cb[i].kidx = k;
+		pl->cb[i].koff = btf_member_bit_offset(kst, k) / 8;
+	}
 	for (i = 0; i < pl->ncb; i++) {
 		struct bpf_program *p = pl->cb[i].prog;
 		LIBBPF_OPTS(bpf_prog_load_opts, o,
@@ -449,7 +459,7 @@ static int policy_load(const char *file, bool pin)
 	if (!access(SC_POLICY_PIN, F_OK))
 		return sc_err("a policy is loaded already (%s): slackctl policy unload first",
 			      SC_POLICY_PIN);
-	if (policy_kernel_types(&pl) || policy_object(&pl) || policy_load_progs(&pl) ||
+	if (policy_object(&pl) || policy_kernel_types(&pl) || policy_load_progs(&pl) ||
 	    policy_value(&pl) || policy_map_create(&pl))
 		goto out;
 	if (bpf_map_update_elem(pl.map_fd, &zero, pl.value, 0)) {
