@@ -6,7 +6,8 @@
 # unload or a killed loader, one set of ops at a time, rmmod refused while
 # ops are registered, nothing in dmesg.  On older kernels (Debian's 6.1)
 # the ops are compiled out: policy load fails with one line, nothing
-# changes, and the rest is skipped.
+# changes, and the rest is skipped.  The view's content is checked through
+# a policy that echoes it into its value (selftests/governor/progs/).
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/governor/common.sh"
 . "$SG_TOP/selftests/slackctl/lib.sh"
@@ -34,7 +35,7 @@ if [ "$kv" -lt 609 ]; then
 	ktap_finished
 fi
 
-ktap_plan 25
+ktap_plan 26
 sg_defer "rm -f $PPIN"
 trace_on || ktap_note "no slackgov trace events"
 ktap_eq builtin "$(cat $LAW)" "law: builtin before any policy"
@@ -61,6 +62,16 @@ ktap_check 'wait_for "grep -q \"policy=1 law=bpf:util80 .* result=ok\" $TR/trace
 sc_fails 1 "a second policy load" "loaded already" policy load "$P/mid_policy.bpf.o"
 ktap_run_ok "policy unload" "$S" policy unload
 ktap_check '[ "$(cat $LAW)" = builtin ] && [ ! -e $PPIN ]' "law: builtin, pin gone"
+
+# -- the view: a policy that echoes it (CPUs, the newest target's slot and
+# slack, the number of targets) into its value; target 7 fed by sginject
+"$S" policy load "$P/echo_policy.bpf.o" > /dev/null
+"$INJ" -C 1 -t 7 -s 500 -d 1500 > /dev/null &
+echo_want=$(( $(fmin 1) + 2 * 100000 + 7 * 10000 + 500 + 1 ))
+ktap_check 'wait_for "grep -q \"law=bpf:echo .* ret=$echo_want \" $TR/trace" 50' \
+	"the view carries policy1's CPUs and target 7's window (ret=$echo_want)"
+wait
+"$S" policy unload > /dev/null
 
 # -- a policy the built-in law would not follow: idle CPU at mid range
 fmid=$(( ($(fmin 1) + $(fmax 1)) / 2 ))
