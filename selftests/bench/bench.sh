@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh - guest side of "make bench" (see selftests/bench/run).
 #
-# Per server shape (Documentation/evaluation.rst says why each part is so):
+# Per server shape: sgserver's epoll and thread shapes, and memcached, an
+# unmodified Debian server (lr_mc_start; skipped when the guest has none),
+# with a reduced matrix (Documentation/evaluation.rst says why each part is so):
 # 0. capacity: what the server sustains at fmax (BENCH-CAP ... start); the
 #    load levels are percentages of it.  Re-measured after every repetition
 #    of the matrix and at the end (BENCH-CAP ... repN, end): a run whose
@@ -35,7 +37,16 @@ REPS=${BENCH_REPS:-3}
 STEP_S=${BENCH_STEP_S:-8}
 LOADS=${BENCH_LOADS:-"10 30 50 70 90"}
 GOVS=${BENCH_GOVS:-"slack performance schedutil ondemand"}
-SHAPES=${BENCH_SHAPES:-"epoll thread"}	# dispatcher/worker epoll; thread per connection
+SHAPES=${BENCH_SHAPES:-"epoll thread memcached"}	# dispatcher/worker epoll; thread per
+				# connection; Debian's memcached
+# memcached: each request a multi-get of MC_MGET keys of MC_VALUE bytes, so
+# that its service time is CPU work of about 1 ms at fmax, as the
+# sgserver's (evaluation.rst says why that is fair); its reduced matrix
+# (loads and repetitions) keeps the default run under an hour
+MC_MGET=${BENCH_MC_MGET:-200}
+MC_VALUE=${BENCH_MC_VALUE:-64}
+MC_LOADS=${BENCH_MC_LOADS:-${BENCH_LOADS:-"10 30 50 70"}}
+MC_REPS=${BENCH_MC_REPS:-${BENCH_REPS:-2}}
 ORACLE=${BENCH_ORACLE:-1}
 SLO_X=${BENCH_SLO_X:-3}
 SLO_LOAD=${BENCH_SLO_LOAD:-10}
@@ -72,6 +83,17 @@ FMAX=$(echo "$FREQS" | tail -n 1)
 rotate() { n=$1; shift; k=$(( n % $# )); i=0
 	for w in "$@"; do [ $i -ge $k ] && printf '%s ' "$w"; i=$((i + 1)); done
 	i=0; for w in "$@"; do [ $i -lt $k ] && printf '%s ' "$w"; i=$((i + 1)); done; }
+
+# server_start SHAPE: the shape's server on CPU 1, a target (loadrun.sh)
+server_start() {
+	case $1 in
+	memcached) lr_mc_start 2 "$MC_MGET" "$MC_VALUE" ;;
+	*) lr_server_start 2 "$1" $SERVICE_US ;;
+	esac
+}
+# loads_of SHAPE, reps_of SHAPE: its matrix
+loads_of() { if [ "$1" = memcached ]; then echo "$MC_LOADS"; else echo "$LOADS"; fi; }
+reps_of() { if [ "$1" = memcached ]; then echo "$MC_REPS"; else echo "$REPS"; fi; }
 
 # capacity: the rate the server sustains at fmax, measured as its sends over
 # the busy span (sgwin -f -b) while a client offers twice the nominal rate
@@ -117,7 +139,7 @@ burst() {
 	lr_gov "$4"
 	sleep 1
 	l0=$(lr_lat) e0=$(lr_energy_uj)
-	out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" --ramp "${rates%,}:$BURST_SUB" --by-rate \
+	out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" --ramp "${rates%,}:$BURST_SUB" --by-rate \
 		-c 4 -S "$1" -j)
 	e1=$(lr_energy_uj) l1=$(lr_lat)
 	lat=,
@@ -135,7 +157,20 @@ burst() {
 
 for shape in $SHAPES; do
 	LR_SLO=
-	lr_server_start 2 "$shape" $SERVICE_US || { echo "BENCH-INFO $shape server did not start"; exit 1; }
+	if [ "$shape" = memcached ] && [ ! -x "$LR_MC" ]; then
+		echo "BENCH-INFO memcached: not in the guest (scripts/setup did not unpack Debian's package): workload skipped"
+		continue
+	fi
+	loads=$(loads_of "$shape") reps=$(reps_of "$shape")
+	if ! server_start "$shape"; then
+		echo "BENCH-INFO $shape server did not start: $(head -c 300 /tmp/lr.server.err)"
+		# the real server is optional: the run goes on without it
+		[ "$shape" = memcached ] || exit 1
+		lr_server_stop
+		continue
+	fi
+	[ "$shape" = memcached ] &&
+		echo "BENCH-INFO memcached $("$LR_MC" -V | cut -d' ' -f2) (Debian's, unmodified): 2 worker threads, multi-gets of $MC_MGET keys of $MC_VALUE bytes, loads {$loads}%, $reps repetitions"
 	cap_point "$shape" start
 	cap=$c
 	[ "$cap" -gt 0 ] || { echo "BENCH-INFO $shape: no capacity measured, nominal $NOMINAL req/s used"; cap=$NOMINAL; }
@@ -156,8 +191,8 @@ for shape in $SHAPES; do
 	lr_target_slo "$SLO" || echo "BENCH-INFO $shape: slackctl refused --slo ${SLO}us: slack runs without an SLO"
 
 	if [ "$ORACLE" = 1 ]; then
-		echo "BENCH-INFO oracle, $shape server: userspace at {$(echo $FREQS)} kHz x {$LOADS}%, ${STEP_S} s per cell"
-		for load in $LOADS; do
+		echo "BENCH-INFO oracle, $shape server: userspace at {$(echo $FREQS)} kHz x {$loads}%, ${STEP_S} s per cell"
+		for load in $loads; do
 			for f in $FREQS; do
 				# f/fmax below the load: an overload by construction
 				[ $((f * 100)) -lt $((FMAX * load)) ] && continue
@@ -166,9 +201,9 @@ for shape in $SHAPES; do
 		done
 	fi
 
-	echo "BENCH-INFO control matrix, $shape server: $REPS x {$LOADS}% x {$GOVS}, ${STEP_S} s per cell"
-	for rep in $(seq 1 "$REPS"); do
-		for load in $LOADS; do
+	echo "BENCH-INFO control matrix, $shape server: $reps x {$loads}% x {$GOVS}, ${STEP_S} s per cell"
+	for rep in $(seq 1 "$reps"); do
+		for load in $loads; do
 			for gov in $(rotate $rep $GOVS); do
 				cell "$rep" "$shape" "$gov" "$load" $((cap * load / 100)) $((rep * 100 + load))
 			done
@@ -187,7 +222,7 @@ for shape in $SHAPES; do
 			done
 		done
 		cap_point "$shape" end ;;
-	*) [ "$REPS" -gt 0 ] || cap_point "$shape" end ;;
+	*) [ "$reps" -gt 0 ] || cap_point "$shape" end ;;
 	esac
 	lr_server_stop
 done
@@ -199,10 +234,10 @@ done
 [ "$FID" = 1 ] || exit 0
 LR_SLO=
 for shape in $SHAPES; do
-	lr_server_start 2 $shape $SERVICE_US || continue
+	server_start "$shape" || { lr_server_stop; continue; }
 	[ -n "$LR_SLOT" ] || { echo "BENCH-INFO fidelity: $shape server is no target"; lr_server_stop; continue; }
 	lr_gov performance
-	for load in $LOADS; do
+	for load in $(loads_of "$shape"); do
 		out=$(lr_follow $(($(cap_of $shape) * load / 100)) 5 "$load" 2)
 		obs=$(lr_win rps)
 		echo "BENCH-FID $shape,$load,$(echo "$out" | jget rps),${obs:-0},$(echo "$out" | jget p99_us),$(lr_win p99_us),$(lr_win queue_us)"

@@ -4,22 +4,24 @@
 # cheapest fixed frequency that meets the SLO, a run whose capacity moved by
 # more than 10 % or whose repetitions of one cell spread too far is marked
 # disturbed with its verdict withheld, a repetition over the SLO where
-# performance met it is reported as a miss, the bursty table is read.
+# performance met it is reported as a miss, the bursty table is read, a
+# workload measured at fewer loads (the real server's reduced matrix) gets
+# tables and JSON of its own loads only.
 . "$SG_TOP/selftests/lib/ktap.sh"
 
 D=$(mktemp -d)
 sg_defer "rm -rf $D"
 AWK=$SG_TOP/selftests/bench/results.awk
 
-# cells W SLACK_50_REP3_MJ SLACK_70_REP2_P99: a workload W at 5 loads,
-# 3 repetitions; energy per request (mJ) performance 10, schedutil 8,
+# cells W SLACK_50_REP3_MJ SLACK_70_REP2_P99 [LOADS]: a workload W at 5 loads
+# (or LOADS), 3 repetitions; energy per request (mJ) performance 10, schedutil 8,
 # slack 6 (rep 3 at 50 % as given), p99 3000/6000/8000 us (slack's rep 2 at
 # 70 % as given); fixed frequencies: 1000 MHz cheap but over the SLO
 # (10000 us), 1800 MHz the cheapest within it (5.5 mJ), 3000 MHz = performance
 cells() {
-	awk -v w="$1" -v s50="$2" -v p70="$3" 'BEGIN {
-		split("10 30 50 70 90", L, " ")
-		for (i = 1; i <= 5; i++) {
+	awk -v w="$1" -v s50="$2" -v p70="$3" -v loads="${4:-10 30 50 70 90}" 'BEGIN {
+		nl = split(loads, L, " ")
+		for (i = 1; i <= nl; i++) {
 			l = L[i]
 			printf "0,%s,fix1000,%d,100,100,900,50000,60000,0.4,0.004000,1000000,,,,\n", w, l
 			printf "0,%s,fix1800,%d,100,100,900,9000,9500,0.55,0.005500,1800000,,,,\n", w, l
@@ -38,6 +40,7 @@ cells steady 6 8000 > "$D/cells.csv"
 cells moved 6 8000 >> "$D/cells.csv"
 cells spread 7.5 8000 >> "$D/cells.csv"
 cells miss 6 12000 >> "$D/cells.csv"
+cells memcached 6 8000 "10 30 50 70" >> "$D/cells.csv"
 # shape,load,client_rps,observed_rps,client_p99,server_p99,queue_us: the
 # server-side p99 in the client's order but one pair swapped
 cat > "$D/fid.csv" <<'EOT'
@@ -55,15 +58,15 @@ cat > "$D/burst.csv" <<'EOT'
 EOT
 agg() {	# agg MODE: the fixtures aggregated
 	awk -F, -v mode="$1" -v kernel=fixture -v date=now -v command="make bench" -v cmdbase="make bench" \
-		-v slos="steady=10000 moved=10000 spread=10000 miss=10000" -v slo_rule=fixture \
-		-v caps="steady=1000/1010/990/1005 moved=1000/1010/850/1000 spread=1000/1000/1000/1000 miss=1000/1000/1000/1000" \
+		-v slos="steady=10000 moved=10000 spread=10000 miss=10000 memcached=10000" -v slo_rule=fixture \
+		-v caps="steady=1000/1010/990/1005 moved=1000/1010/850/1000 spread=1000/1000/1000/1000 miss=1000/1000/1000/1000 memcached=900/910/905" \
 		-v cap_tol=10 -v spread_tol=10 -v burst="$D/burst.csv" -v fid="$D/fid.csv" -v overhead=null \
 		-f "$AWK" "$D/cells.csv"
 }
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 14
+ktap_plan 16
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -85,7 +88,16 @@ ktap_eq "True False 0.0643 3 11000" "$(q 'b["verdict"]["no_more_energy_than_sche
 	"bursty: energy against schedutil, a phase over the SLO where performance held it, windows and time over it"
 ktap_eq "0.9 0.6667" "$(q 'round(j["fidelity"]["steady"]["latency"]["spearman"], 4), round(j["fidelity"]["steady"]["latency"]["levels"][0]["ratio"], 4)')" \
 	"latency fidelity: Spearman over the levels (one swapped pair of five: 0.9), server/client ratio"
+ktap_eq "10 30 50 70|10 30 50 70|True True True True|900 910 905" \
+	"$(q '"|".join((" ".join(w["memcached"]["control"]["slack"]), " ".join(w["memcached"]["oracle"]), " ".join(str(w["memcached"]["verdict"][c]["met"]) for c in "1234"), " ".join(map(str, w["memcached"]["capacities_rps"]))))')" \
+	"a workload at 4 loads (the real server's matrix): its cells, oracle, verdict and capacities, no 90% load"
 agg rst > "$D/results.rst"
+# the memcached section, from its title to the fidelity table: every table
+# with a governor header row lists its 4 loads, none has a 90 % column
+ktap_eq "4 0" "$(sed -n '/^Workload ``memcached``/,/^Metric fidelity/p' "$D/results.rst" |
+	awk '/^   \* - governor$/ { h = 1; n++; next } h && /^     - [0-9]+%$/ { c++; next } { h = 0 }
+	     /^     - 90%$/ { bad++ } END { print (n ? c / n : 0), bad + 0 }')" \
+	"the rst renders the memcached workload with its 4 load columns in every table, none at 90%"
 ktap_check 'grep -q "^\*\*Disturbed\*\*: capacity moved -15.0%" "$D/results.rst" && grep -q "verdict withheld" "$D/results.rst"' \
 	"the rst marks the disturbed run and withholds its verdict"
 ktap_check 'grep -q "BENCH_SHAPES=steady make bench" "$D/results.rst" && grep -q "missed\*\* at 70% rep 2" "$D/results.rst"' \

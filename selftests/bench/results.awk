@@ -22,14 +22,16 @@
 # capacity moved by more than cap_tol % of the start's, or when the
 # repetitions of a cell the verdict reads (slack, performance, schedutil)
 # differ in energy per request by more than spread_tol % of their mean
-# ((max - min) / mean).  The first shape seen is the primary workload.
+# ((max - min) / mean).  The first shape seen is the primary workload.  A
+# workload's tables have a column per load it was measured at (the real
+# server's matrix may be smaller than the sgserver shapes').
 {
 	w = $2; g = $3; l = $4 + 0; r = $1 + 0
 	if (!(w in shapes)) { shapes[w] = 1; sv[++ns] = w }
 	if (g ~ /^fix[0-9]+$/) {
 		if (!((w, g) in hasfix)) { hasfix[w, g] = 1; fv[w, ++nf[w]] = g }
 	} else if (!(g in govs)) { govs[g] = 1; gv[++ng] = g }
-	loads[l] = 1
+	loads[l] = 1; wl[w, l] = 1
 	k = w SUBSEP g SUBSEP l
 	n[k]++; if (r > 0) reps[r] = 1
 	rps[k] += $6; p50[k] += $7; p99[k] += $8; p999[k] += $9
@@ -264,7 +266,7 @@ function json(   s, w, i, l, sep, c, p, g, j, k) {
 		sep = ""
 		for (i = 1; i <= nl; i++) {
 			l = lv[i]
-			if (!nf[w]) continue
+			if (!nf[w] || !((w, l) in wl)) continue
 			printf "%s\"%d\": ", sep, l; sep = ", "
 			if ((w, l) in oepr) printf "{\"freq_mhz\": %d, \"energy_j_per_req\": %s, \"p99_us\": %s}", mhz(ofix[w, l]), fmt(oepr[w, l]), fmt(op99[w, l])
 			else printf "null"
@@ -528,17 +530,17 @@ function table(w, head, kind, skip, fixed,   gi, g, i, cnt) {
 	print "   :header-rows: 1"
 	print ""
 	printf "   * - %s\n", head
-	for (i = 1; i <= nl; i++) printf "     - %d%%\n", lv[i]
+	for (i = 1; i <= nl; i++) if ((w, lv[i]) in wl) printf "     - %d%%\n", lv[i]
 	cnt = fixed ? nf[w] : ng
 	for (gi = 1; gi <= cnt; gi++) {
 		g = fixed ? fv[w, gi] : gv[gi]
 		if (g == skip) continue
 		printf "   * - %s\n", fixed ? mhz(g) " MHz" : g
-		for (i = 1; i <= nl; i++) printf "     - %s\n", cell(kind, w, g, lv[i])
+		for (i = 1; i <= nl; i++) if ((w, lv[i]) in wl) printf "     - %s\n", cell(kind, w, g, lv[i])
 	}
 	if (kind == "oracle") {
 		printf "   * - (oracle)\n"
-		for (i = 1; i <= nl; i++) printf "     - %s\n", (w, lv[i]) in oepr ? sprintf("%d MHz, %.3f mJ", mhz(ofix[w, lv[i]]), oepr[w, lv[i]] * 1000) : "-"
+		for (i = 1; i <= nl; i++) if ((w, lv[i]) in wl) printf "     - %s\n", (w, lv[i]) in oepr ? sprintf("%d MHz, %.3f mJ", mhz(ofix[w, lv[i]]), oepr[w, lv[i]] * 1000) : "-"
 	}
 	print ""
 }

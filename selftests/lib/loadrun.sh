@@ -23,6 +23,8 @@ LR_POL1=/sys/devices/system/cpu/cpu1/cpufreq
 LR_SERVER_PID= LR_PORT= LR_SLOT=
 LR_ITERS=${LR_ITERS:-}	# sgserver work-loop calibration, set once per boot
 LR_SLO=${LR_SLO:-}	# the target's SLO in us (p99), empty: none
+LR_TARGET=		# slackctl's selector of the server (empty: --pid LR_SERVER_PID)
+LR_CLIENT_ARGS=		# sgclient's protocol options for the server (empty: sgserver's)
 
 # lr_up: modules in, client CPU at max, slackctl loaded (feed on)
 lr_up() {
@@ -84,7 +86,7 @@ lr_server_start() {
 lr_target_add() {
 	LR_SLOT=
 	[ -x "$LR_CTL" ] || return 0
-	LR_SLOT=$("$LR_CTL" -j target add --pid "$LR_SERVER_PID" ${LR_SLO:+--slo "${LR_SLO}us"} |
+	LR_SLOT=$("$LR_CTL" -j target add ${LR_TARGET:---pid $LR_SERVER_PID} ${LR_SLO:+--slo "${LR_SLO}us"} |
 		sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
 	return 0
 }
@@ -94,15 +96,44 @@ lr_target_add() {
 lr_target_slo() {
 	LR_SLO=$1
 	[ -x "$LR_CTL" ] || return 0
-	"$LR_CTL" target set --pid "$LR_SERVER_PID" --slo "${LR_SLO:-none}${LR_SLO:+us}" >/dev/null
+	"$LR_CTL" target set ${LR_TARGET:---pid $LR_SERVER_PID} --slo "${LR_SLO:-none}${LR_SLO:+us}" >/dev/null
 }
 
 lr_server_stop() {
 	[ -n "$LR_SERVER_PID" ] || return 0
-	[ -x "$LR_CTL" ] && "$LR_CTL" target del --pid "$LR_SERVER_PID" >/dev/null 2>&1
+	[ -x "$LR_CTL" ] && "$LR_CTL" target del ${LR_TARGET:---pid $LR_SERVER_PID} >/dev/null 2>&1
 	kill "$LR_SERVER_PID" 2>/dev/null
 	wait "$LR_SERVER_PID" 2>/dev/null
-	LR_SERVER_PID=
+	LR_SERVER_PID= LR_TARGET= LR_CLIENT_ARGS=
+}
+
+# The bench's unmodified server: Debian's memcached, copied into the guest
+# by selftests/vm/run when scripts/setup unpacked it (absent: callers skip).
+LR_MC=/usr/bin/memcached
+LR_MC_PORT=11211	# memcached's own default
+LR_MC_MEM=64		# MiB of item memory: Debian's default (/etc/memcached.conf)
+
+# lr_mc_start THREADS MGET VALUE: memcached on CPU 1 with THREADS worker
+# threads, run as packaged (only the port, threads and the root user set);
+# its key space (sgclient's 1000 keys) filled with VALUE-byte values; a
+# target by name (--comm memcached, with LR_SLO); the client's requests
+# multi-gets of MGET keys (LR_CLIENT_ARGS).  Sets LR_SERVER_PID, LR_PORT and
+# LR_SLOT like lr_server_start.  1 when memcached is missing or never answers.
+lr_mc_start() {
+	[ -x "$LR_MC" ] || return 1
+	echo performance > $LR_POL1/scaling_governor
+	taskset -c 1 "$LR_MC" -u root -l 127.0.0.1 -p $LR_MC_PORT -U 0 -m $LR_MC_MEM -t "$1" \
+		2>/tmp/lr.server.err &
+	LR_SERVER_PID=$! LR_PORT=$LR_MC_PORT
+	LR_TARGET="--comm memcached" LR_CLIENT_ARGS="--proto memcache --mget $2"
+	# it listens within a second or so: the fill's connect waits for it
+	for _i in $(seq 1 20); do
+		taskset -c 0 "$LR_T/sgclient" -p $LR_PORT --proto memcache --fill "$3" \
+			>/dev/null 2>&1 && { lr_target_add; return 0; }
+		kill -0 "$LR_SERVER_PID" 2>/dev/null || break
+		sleep 0.5
+	done
+	return 1
 }
 
 lr_gov() { echo "$1" > $LR_POL1/scaling_governor; }
@@ -147,7 +178,7 @@ lr_follow() {
 	"$LR_T/sgwin" -s "$LR_SLOT" -f "$(awk -v d="$2" 'BEGIN { print d + 1.2 }')" -b > /tmp/lr.win &
 	_lw=$!
 	sleep 0.1
-	taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$1" -d "$2" -c 4 -S "$3" -g "$4" -j 2>/dev/null
+	taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$1" -d "$2" -c 4 -S "$3" -g "$4" -j 2>/dev/null
 	wait $_lw
 }
 
@@ -198,7 +229,7 @@ lr_now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
 # the last three from slackgov's counters, lr_lat_diff, empty without them)
 lr_step() {
 	l0=$(lr_lat) e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us)
-	out=$(taskset -c 0 "$LR_T/sgclient" -p "$LR_PORT" -r "$3" -d "$4" -c 4 -S "$5" -j)
+	out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$3" -d "$4" -c 4 -S "$5" -j)
 	e1=$(lr_energy_uj) r1=$(lr_res) i1=$(lr_idle) t1=$(lr_now_us) l1=$(lr_lat)
 	lat=
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | tr ' ' ',')
