@@ -7,6 +7,9 @@
  * Programs (x86_64 syscall numbers; CO-RE for 6.1 and later):
  *   sg_enter   tp_btf/sys_enter     classify the thread, start a wait
  *   sg_exit    tp_btf/sys_exit      count sends/recvs/waits, close windows
+ *   sg_fe_<call>, sg_fx_<call>  fentry/fexit on __x64_sys_<call> of the
+ *              watched syscalls: the same, where the kernel allows them
+ *              (slackctl load loads these or the two above: DOC "hooks")
  *   sg_switch  tp_btf/sched_switch  on-CPU time, CPUs, close overdue windows
  *   sg_pexit   tp_btf/sched_process_exit  a target's last process exits
  *   sg_tcp_probe tp_btf/tcp_probe   a TCP segment arrives: request arrival
@@ -35,7 +38,8 @@
  * 1. **Window.**  A window closes ``window`` ns after it opened (default
  *    10 ms; ``sg_config.window_ns``), or after ``window_sends`` sends when
  *    that is non-zero (by count; with ``window`` 0, by count only).  The
- *    check runs at each syscall exit of a target thread, when a target
+ *    check runs at each syscall exit of a target thread (of a watched
+ *    syscall only with the fentry hooks: DOC "hooks"), when a target
  *    thread leaves a CPU, and from a per-target ``bpf_timer`` (the *idle
  *    timer*, armed when a thread of the target is first classified, re-armed
  *    for the next due time): an idle target, blocked with no syscall and not
@@ -49,9 +53,10 @@
  *    close.  The governor drops an exited target at once (its EXITED rule:
  *    with no other target the policy returns to the utilization rule);
  *    windows that stop without an EXITED one are a lost signal (its stale
- *    rule: the safe frequency).  A target is known from
- *    its first syscall after it was added: one that never makes one (blocked
- *    since before) publishes nothing until it wakes.
+ *    rule: the safe frequency).  A target is known from its first syscall
+ *    (with the fentry hooks: its first watched one) after it was added: one
+ *    that never makes one (blocked since before) publishes nothing until it
+ *    wakes.
  *
  * 2. **Counted calls.**  Successful calls of the send family (``sendto``,
  *    ``sendmsg``, ``sendmmsg``, ``write``/``writev`` on a socket) and of the
@@ -222,7 +227,6 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 lat_n, lat_ns, lat_queue_ns, lat_svc_ns;
 	__u64 lat_rtotal;	/* sum of lat_recent, SG_LAT_FP units */
 	__u64 lat_q_us;		/* the last lat_q_us read from lat_recent */
-	__u64 lat_fold_ns;	/* when lat_recent last took a window (0: never) */
 	__u64 lat_win[SLACKGOV_LAT_BUCKETS];
 	__u64 lat_recent[SLACKGOV_LAT_BUCKETS];	/* SG_LAT_FP units */
 };
@@ -396,14 +400,18 @@ static __always_inline void set_cpu(__u64 *cpus)
 #include "idle.bpf.h"
 #include "classify.bpf.h"
 
-SEC("tp_btf/sys_enter")
-int BPF_PROG(sg_enter, struct pt_regs *regs, long id)
+/*
+ * A syscall @id of the current thread starts; @regs: its user registers.
+ * Returns the thread's state when it is a target's, else NULL.  Shared by
+ * sg_enter (every syscall) and the fentry/fexit wrappers (watched only).
+ */
+static __always_inline struct sg_thread *on_enter(struct pt_regs *regs, long id)
 {
 	struct sg_thread *th = thread_state(true);
 	int fam;
 
 	if (!th || th->slot == SG_NO_SLOT)
-		return 0;
+		return NULL;
 	fam = family(id);
 	if (id == NR_read || id == NR_readv || id == NR_write || id == NR_writev) {
 		if (fd_is_socket((unsigned int)PT_REGS_PARM1_CORE_SYSCALL(regs)))
@@ -419,12 +427,12 @@ int BPF_PROG(sg_enter, struct pt_regs *regs, long id)
 
 		end_busy(th, bpf_map_lookup_elem(&acc, &slot), th->enter_ns);
 	}
-	return 0;
+	return th;
 }
 
-static __always_inline int on_exit(long ret, const bool feed)
+/* The syscall of @th (a target's thread, or NULL) returned @ret. */
+static __always_inline int on_exit(struct sg_thread *th, long ret, const bool feed)
 {
-	struct sg_thread *th = thread_state(false);
 	struct sg_acc *a;
 	__u64 now;
 	__u32 slot;
@@ -475,11 +483,94 @@ static __always_inline int on_exit(long ret, const bool feed)
 	return 0;
 }
 
+/**
+ * DOC: hooks
+ *
+ * The syscalls reach the metrics' logic (on_enter() and on_exit()) through
+ * one of two sets of thin programs, chosen by ``slackctl load`` (``--hooks
+ * auto | fentry | tracepoint``; auto tries fentry, then the tracepoints):
+ *
+ * - **fentry**: ``fentry``/``fexit`` programs on the ``__x64_sys_*``
+ *   function of each watched syscall (the 17 of the send, recv and wait
+ *   families, DOC "request metrics" point 2):
+ *   every other syscall of every process runs no program at all.  A
+ *   syscall of the recv and wait families has both (its entry starts a
+ *   wait or notes the recv, which ``sched_switch`` and the TCP read event
+ *   look at while it runs); one of the send family (``sendto``,
+ *   ``sendmsg``, ``sendmmsg``, ``write``, ``writev``) only its ``fexit``,
+ *   which runs the entry's logic and then the exit's: nothing reads a
+ *   send's state between the two, so the result is the same for one
+ *   program less.  These functions exist under the same names, with the
+ *   same ``struct pt_regs *`` argument (the user registers the tracepoint
+ *   path reads too), in the BTF of Debian's 6.1 and 6.12; the return value
+ *   is fexit's last argument.  Kernels that refuse fentry (the 6.18 host
+ *   of the project's tests answers EPERM) get the tracepoints.
+ * - **tracepoint**: ``tp_btf/sys_enter`` and ``tp_btf/sys_exit``: two
+ *   programs on every syscall of every process (one task-storage lookup
+ *   each for a thread that is no target's).
+ *
+ * Differences: with fentry, a window's close is checked at the exit of a
+ * *watched* syscall (and at context switches and by the idle timer, as
+ * with both), a thread is classified at its first watched syscall after a
+ * target change, and only threads that make watched syscalls get task
+ * storage.  Blind with both: compat (32-bit) syscalls, which enter through
+ * ``__ia32_sys_*`` (fentry sees none; the tracepoints see their numbers,
+ * which name other calls), and io_uring, whose requests are no syscalls
+ * of the families.  ``slackctl status`` says which set runs.
+ */
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sg_enter, struct pt_regs *regs, long id)
+{
+	on_enter(regs, id);
+	return 0;
+}
+
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sg_exit, struct pt_regs *regs, long ret)
 {
-	return on_exit(ret, FEED);
+	return on_exit(thread_state(false), ret, FEED);
 }
+
+/* fentry and fexit of a recv- or wait-family syscall's __x64_sys_ function */
+#define SG_FENTRY_FEXIT(call)							\
+SEC("fentry/__x64_sys_" #call)							\
+int BPF_PROG(sg_fe_##call, struct pt_regs *regs)				\
+{										\
+	on_enter(regs, NR_##call);						\
+	return 0;								\
+}										\
+SEC("fexit/__x64_sys_" #call)							\
+int BPF_PROG(sg_fx_##call, struct pt_regs *regs, long ret)			\
+{										\
+	return on_exit(thread_state(false), ret, FEED);				\
+}
+
+/* fexit only, for the send family: the entry's logic, then the exit's */
+#define SG_FEXIT(call)								\
+SEC("fexit/__x64_sys_" #call)							\
+int BPF_PROG(sg_fx_##call, struct pt_regs *regs, long ret)			\
+{										\
+	return on_exit(on_enter(regs, NR_##call), ret, FEED);			\
+}
+
+SG_FENTRY_FEXIT(read)
+SG_FENTRY_FEXIT(readv)
+SG_FENTRY_FEXIT(recvfrom)
+SG_FENTRY_FEXIT(recvmsg)
+SG_FENTRY_FEXIT(recvmmsg)
+SG_FENTRY_FEXIT(poll)
+SG_FENTRY_FEXIT(select)
+SG_FENTRY_FEXIT(epoll_wait)
+SG_FENTRY_FEXIT(pselect6)
+SG_FENTRY_FEXIT(ppoll)
+SG_FENTRY_FEXIT(epoll_pwait)
+SG_FENTRY_FEXIT(epoll_pwait2)
+SG_FEXIT(write)
+SG_FEXIT(writev)
+SG_FEXIT(sendto)
+SG_FEXIT(sendmsg)
+SG_FEXIT(sendmmsg)
 
 /*
  * On-CPU time of target threads, and overdue windows of busy targets.  The

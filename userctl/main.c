@@ -294,7 +294,8 @@ static int do_help(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"Usage: slackctl [OPTIONS] COMMAND\n"
-		"       COMMAND := { load [--feed { auto | on | off }] | unload |\n"
+		"       COMMAND := { load [--feed { auto | on | off }]\n"
+		"                         [--hooks { auto | fentry | tracepoint }] | unload |\n"
 		"                    target { add | del | set | list | help } ... |\n"
 		"                    set [--check] KNOB VALUE | get [KNOB] |\n"
 		"                    status [--interval DURATION] [--watch [SECONDS]] |\n"

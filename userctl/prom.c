@@ -41,7 +41,7 @@
 #define SC_PROM_INTERVAL_NS	1000000000ULL
 
 enum sc_fam {
-	F_BUILD, F_FEED,
+	F_BUILD, F_FEED, F_HOOKS,
 	F_REQ, F_RECV, F_WIN, F_WIN_S, F_BLOCKED, F_BUSY, F_CPU, F_SLACK, F_CV,
 	F_LAT, F_QUEUE, F_SLO, F_SLO_WIN, F_SLO_OVER,
 	F_FREQ, F_DEC, F_BOOST, F_FB, F_ENERGY,
@@ -55,6 +55,8 @@ static const struct sc_family {
 		"Always 1; labels: slackctl version and the sample ABI version." },
 	[F_FEED] = { "slackgov_feed_enabled", "gauge",
 		"1 when closed windows are handed to slackgov.ko, 0 for metrics only." },
+	[F_HOOKS] = { "slackgov_hooks_info", "gauge",
+		"Always 1; label hooks: the programs that see the syscalls (fentry, or tracepoint: sys_enter/sys_exit)." },
 	[F_REQ] = { "slackgov_target_requests_total", "counter",
 		"Requests answered: successful send-family calls of the target's workers." },
 	[F_RECV] = { "slackgov_target_recvs_total", "counter",
@@ -257,6 +259,8 @@ static int prom_families(struct sc_prom *p)
 	struct sc_policy *pol;
 	char abi[16];
 	const char *build[4] = { "version", SLACKCTL_VERSION, "abi", abi };
+	const char *hooks[2] = { "hooks", NULL };
+	struct slackgov_bpf_config cfg;
 	int f, i, n, nz;
 
 	p->st = calloc(1, sizeof(*p->st));
@@ -275,6 +279,11 @@ static int prom_families(struct sc_prom *p)
 	family_end();
 	family_begin(p, F_FEED);
 	sample(p, "", sc_feed_on(), 0, NULL);
+	family_end();
+	family_begin(p, F_HOOKS);
+	sc_bpf_config(&cfg);
+	hooks[1] = sc_hooks_name(cfg.hooks);
+	sample(p, "", 1, 1, hooks);
 	family_end();
 	/* one family at a time: the format wants each family's samples together */
 	for (f = F_REQ; f <= F_SLO_OVER; f++) {

@@ -49,6 +49,11 @@ int sc_for_each_target(void (*fn)(int kind, const void *key, const struct slackg
 void sc_target_text(int kind, const void *key, char *buf, size_t len);
 
 int do_load(int argc, char **argv);
+/* load.c: SLACKGOV_HOOKS_* as a word, and with why (fentry_errno) */
+const char *sc_hooks_name(__u32 hooks);
+const char *sc_hooks_text(__u32 hooks, __u32 fentry_errno, char *buf, size_t len);
+/* load.c: the pinned sg_config as loaded (0, or -1 when it cannot be read) */
+int sc_bpf_config(struct slackgov_bpf_config *c);
 int do_unload(int argc, char **argv);
 int do_target(int argc, char **argv);
 int do_set(int argc, char **argv);

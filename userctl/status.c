@@ -474,7 +474,10 @@ static int status_once(__u64 interval_ns, bool clear, struct sc_energy_mark *mar
 {
 	struct sc_walk wk = { .interval_ns = interval_ns };
 	bool feed = sc_feed_on(), mod = sc_module_loaded();
+	struct slackgov_bpf_config c;
+	char hooks[96];
 
+	sc_bpf_config(&c);
 	wk.st = calloc(1, sizeof(*wk.st));
 	wk.fd = sc_map_fd("windows");
 	if (!wk.st || wk.fd < 0) {
@@ -490,6 +493,9 @@ static int status_once(__u64 interval_ns, bool clear, struct sc_energy_mark *mar
 		jsonw_bool_field(json_wtr, "loaded", true);
 		jsonw_bool_field(json_wtr, "feed", feed);
 		jsonw_bool_field(json_wtr, "module", mod);
+		jsonw_string_field(json_wtr, "hooks", sc_hooks_name(c.hooks));
+		if (c.fentry_errno)
+			jsonw_string_field(json_wtr, "fentry_error", strerror(c.fentry_errno));
 		jsonw_float_field_fmt(json_wtr, "interval_s", "%.3f", interval_ns / 1e9);
 		jsonw_name(json_wtr, "targets");
 		jsonw_start_array(json_wtr);
@@ -497,6 +503,7 @@ static int status_once(__u64 interval_ns, bool clear, struct sc_energy_mark *mar
 		printf("feed: %s\n", feed ? "on (slackgov.ko)" :
 		       mod ? "off (slackgov.ko is loaded: slackctl unload; slackctl load)" :
 			     "off (module not loaded: metrics only)");
+		printf("hooks: %s\n", sc_hooks_text(c.hooks, c.fentry_errno, hooks, sizeof(hooks)));
 		printf("interval: %.3g s (SPAN: what the figures cover; AGE: since the last window)\n\n",
 		       interval_ns / 1e9);
 	}

@@ -82,16 +82,6 @@
 					 SLACKGOV_LAT_SUB)
 #define SLACKGOV_LAT_MAX_US		((1ULL << SLACKGOV_LAT_MAX_LOG) - 1)
 
-/*
- * Horizon of a target's recent tail (lat_q_us): the BPF side's decayed
- * histogram holds at most the last SLACKGOV_LAT_RECENT_REQS requests and
- * forgets older ones with a time constant of SLACKGOV_LAT_RECENT_MS; the
- * governor's outer loop on that tail steps by each window's share of the
- * same horizon (bpf/latency.bpf.h and kmod/control.c say why these values).
- */
-#define SLACKGOV_LAT_RECENT_REQS	2000
-#define SLACKGOV_LAT_RECENT_MS		2000
-
 /* Bucket of a latency of @us microseconds (shifts and compares: BPF has no clz). */
 static inline __u32 slackgov_lat_bucket(__u64 us)
 {
@@ -426,6 +416,11 @@ struct slackgov_snaps {
 #define SLACKGOV_FEED_OFF	0	/* metrics only */
 #define SLACKGOV_FEED_ON	1	/* hand windows to slackgov.ko */
 
+/* slackgov_bpf_config.hooks: which programs see the syscalls (bpf/ DOC "hooks") */
+#define SLACKGOV_HOOKS_UNKNOWN		0	/* not recorded */
+#define SLACKGOV_HOOKS_TRACEPOINT	1	/* tp_btf/sys_enter and sys_exit */
+#define SLACKGOV_HOOKS_FENTRY		2	/* fentry/fexit on the watched syscalls */
+
 /**
  * struct slackgov_bpf_config - the BPF side's run-time settings.
  * @window_ns:		close a window after this long (0 = by count only)
@@ -433,12 +428,17 @@ struct slackgov_snaps {
  * @generation:		bumped by slackctl on every target change, so that
  *			cached per-thread classifications are redone
  * @feed:		SLACKGOV_FEED_*
+ * @hooks:		SLACKGOV_HOOKS_*, written by slackctl load
+ * @fentry_errno:	why fentry was not used (positive errno of its
+ *			load or attach under --hooks auto), 0 when not tried
  */
 struct slackgov_bpf_config {
 	__u64 window_ns;
 	__u32 window_sends;
 	__u32 feed;
 	__u64 generation;
+	__u32 hooks;
+	__u32 fentry_errno;
 };
 
 #ifndef __KERNEL__

@@ -17,7 +17,7 @@ echo slack > $POL/scaling_governor
 sg_defer "echo $old > $POL/scaling_governor"
 ktap_run_ok "slackctl load with the module" "$S" load
 sg_defer "$S unload"
-ktap_check '[ -e /sys/fs/bpf/slackgov/links/sg_exit ] && "$S" -j status | grep -q "\"feed\": true"' \
+ktap_check '[ -e /sys/fs/bpf/slackgov/links/sg_switch ] && "$S" -j status | grep -q "\"feed\": true"' \
 	"the feeding object is the one attached"
 
 taskset -c 1 "$B/sgserver" -p 0 -t 1 -s 500 > srv.out 2>/dev/null &

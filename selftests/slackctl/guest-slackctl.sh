@@ -45,7 +45,7 @@ ktap_eq "" "$bad" "slackctl's governor defaults are the module's"
 
 # -- load: the module is there, so the feed is on
 ktap_check '"$S" load | grep -q "loaded, feed: on (slackgov.ko)"' "load says the feed is on"
-ktap_check '[ -e $PIN/windows ] && [ -e $PIN/links/sg_exit ]' "maps and links are pinned"
+ktap_check '[ -e $PIN/windows ] && [ -e $PIN/links/sg_switch ]' "maps and links are pinned"
 sc_json "status -j / -p" status
 ktap_check 'grep -q "\"feed\": true, \"module\": true" j.out' "status -j: feed and module on"
 ktap_check '"$S" status | grep -q "^feed: on (slackgov.ko)"' "status says the feed is on"
