@@ -82,24 +82,32 @@
  * so that it is not biased up by up to a bucket's width (12.5 %).  At the
  * window's close its buckets are added to the target's cumulative
  * histogram (``lat_hist``, ``total_lat``, ``total_lat_ns``,
- * ``total_queue_ns``) and to a *recent* histogram, which is then scaled
- * down so that it holds at most SG_LAT_HORIZON requests (an exponential
- * forgetting measured in requests, not time: its weight on the oldest
- * requests falls as new ones come).  ``lat_q_us`` is read from it at
- * ``slo_q``: the tail of the last ~2000 requests, steady where a 10 ms
- * window holds a few requests only.  2000 was chosen so that p99 rests on
- * ~20 requests above it (one outlier moves it by one rank in twenty, not
- * to the maximum), while a tail that rises shows at once: p99 moves as soon
- * as the slow new requests are 1 % of the horizon, 20 requests (20 ms at
- * 1000 req/s); an old tail fades as new requests replace it (half of the
- * weight after ~1400 requests).  With no request the recent histogram
+ * ``total_queue_ns``) and to a *recent* histogram, whose older counts are
+ * first scaled by tau / (tau + the time since it last took a window), tau
+ * = SLACKGOV_LAT_RECENT_MS = 2 s, and which is then scaled down so that it
+ * holds at most SLACKGOV_LAT_RECENT_REQS = 2000 requests: an exponential
+ * forgetting over 2000 requests or 2 s, whichever is shorter.
+ * ``lat_q_us`` is read from it at ``slo_q``: the tail of the recent
+ * requests, steady where a 10 ms window holds a few requests only.  2000
+ * requests, so that at high rates p99 rests on ~20 requests above it (one
+ * outlier moves it by one rank in twenty, not to the maximum) while a tail
+ * that rises shows at once: p99 moves as soon as the slow new requests are
+ * 1 % of the horizon, 20 requests (20 ms at 1000 req/s).  2 s, so that at
+ * low rates the tail still follows the frequency the governor chose
+ * within seconds (at 80 req/s, ~160 requests: p99 is then about the
+ * second largest, which the governor's outer loop averages over several
+ * horizons), and a tail from before an idle spell has faded when the
+ * requests come back.  With no request the recent histogram
  * does not change.  Windows with requests timed against an SLO count in
  * ``total_slo_windows``, those whose ``lat_win_us`` exceeded ``slo_us`` in
  * ``total_slo_over``.
  */
 
-/* Requests the recent histogram is scaled down to (see the DOC block). */
-#define SG_LAT_HORIZON		2000ULL
+/* The recent histogram's horizon (see the DOC block), requests and ns. */
+#define SG_LAT_HORIZON		((__u64)SLACKGOV_LAT_RECENT_REQS)
+#define SG_LAT_TAU_NS		(SLACKGOV_LAT_RECENT_MS * 1000000ULL)
+/* Longest gap the time decay takes (beyond it the old weight is ~0 anyway). */
+#define SG_LAT_GAP_MAX_NS	(1000 * SG_LAT_TAU_NS)
 /* Fixed point of the recent histogram's counts: 1/256 of a request, so that
  * scaling by H / (H + n) keeps small buckets for hundreds of windows. */
 #define SG_LAT_FP		256ULL
@@ -201,6 +209,7 @@ struct sg_lat_walk {
 	__u64 wrank[SG_LAT_NQ];		/* ranks of its percentiles, SG_LAT_FP units */
 	__u64 wout[SG_LAT_NQ];		/* percentile + 1, us; 0 = not reached */
 	__u64 rrank, rout;		/* the same for the recent histogram */
+	__u64 dnum, dden;		/* its old counts' time decay, dnum / dden */
 	__u64 rnum, rden;		/* its scaling, rnum / rden */
 	__u64 rsum;			/* its total after scaling */
 };
@@ -254,7 +263,7 @@ __noinline int sg_lat_fold(struct sg_lat_walk *x)
 	struct sg_acc *a;
 	__u32 slot, sidx, i;
 
-	if (!x || !x->rden)
+	if (!x || !x->rden || !x->dden)
 		return 0;
 	slot = x->slot;
 	sidx = x->sidx;
@@ -272,7 +281,7 @@ __noinline int sg_lat_fold(struct sg_lat_walk *x)
 		lat_pctl(x->wrank[2], wcum, c, i, &x->wout[2]);
 		lat_pctl(x->wrank[3], wcum, c, i, &x->wout[3]);
 		wcum += c;
-		r = a->lat_recent[i] + c;
+		r = a->lat_recent[i] * x->dnum / x->dden + c;
 		lat_pctl(x->rrank, rcum, r, i, &x->rout);
 		rcum += r;
 		r = r * x->rnum / x->rden;
@@ -291,6 +300,7 @@ __noinline int sg_lat_reset(__u32 slot)
 	if (!a)
 		return 0;
 	a->lat_n = a->lat_ns = a->lat_queue_ns = a->lat_svc_ns = a->lat_rtotal = a->lat_q_us = 0;
+	a->lat_fold_ns = 0;
 	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {	/* volatile: no memset call */
 		*(volatile __u64 *)&a->lat_win[i] = 0;
 		*(volatile __u64 *)&a->lat_recent[i] = 0;
@@ -311,10 +321,10 @@ static __always_inline __u32 lat_u32(__u64 v)
  */
 static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 				      struct slackgov_target_state *st,
-				      struct slackgov_window *w)
+				      struct slackgov_window *w, __u64 now)
 {
 	struct sg_lat_walk x = { .slot = slot, .sidx = sidx };
-	__u64 n, q, qs, ss, rnew;
+	__u64 n, q, qs, ss, rnew, gap;
 
 	w->slo_us = a->slo_us;
 	w->slo_q = a->slo_q;
@@ -335,7 +345,14 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 	x.wrank[1] = 9000 * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
 	x.wrank[2] = 9900 * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
 	x.wrank[3] = q * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
-	rnew = a->lat_rtotal + x.wtotal * SG_LAT_FP;
+	/* the old requests weigh tau / (tau + the time since the last fold) */
+	gap = a->lat_fold_ns && now > a->lat_fold_ns ? now - a->lat_fold_ns : 0;
+	if (gap > SG_LAT_GAP_MAX_NS)
+		gap = SG_LAT_GAP_MAX_NS;
+	a->lat_fold_ns = now;
+	x.dnum = SG_LAT_TAU_NS;
+	x.dden = SG_LAT_TAU_NS + gap;
+	rnew = a->lat_rtotal * x.dnum / x.dden + x.wtotal * SG_LAT_FP;
 	x.rrank = q * rnew / SLACKGOV_Q_ONE;
 	x.rnum = x.rden = 1;
 	if (rnew > SG_LAT_HORIZON * SG_LAT_FP) {

@@ -227,6 +227,7 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 lat_n, lat_ns, lat_queue_ns, lat_svc_ns;
 	__u64 lat_rtotal;	/* sum of lat_recent, SG_LAT_FP units */
 	__u64 lat_q_us;		/* the last lat_q_us read from lat_recent */
+	__u64 lat_fold_ns;	/* when lat_recent last took a window (0: never) */
 	__u64 lat_win[SLACKGOV_LAT_BUCKETS];
 	__u64 lat_recent[SLACKGOV_LAT_BUCKETS];	/* SG_LAT_FP units */
 };

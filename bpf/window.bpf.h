@@ -179,7 +179,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	}
 	for (i = 0, cpus_any = 0; i < SLACKGOV_CPU_WORDS; i++)
 		cpus_any |= s->cpus[i];
-	lat_close(slot, sidx, a, st, w);
+	lat_close(slot, sidx, a, st, w, now);
 	if (flags & SLACKGOV_SAMPLE_EXITED)
 		a->exit_pending = 0;
 	w->report_ret = 1;

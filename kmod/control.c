@@ -32,20 +32,33 @@
  *    any load.  So the governor keeps, per target, exponential averages
  *    weighted by window length ``len``::
  *
- *        x_f += (x - x_f) * len / (len + tau),   tau = 40 ms
+ *        x_f += (x - x_f) * len / (len + tau)
  *
- *    of its slack s, of its work rate L = (1 - s) * f_w (kHz: the busy
- *    share times f_w, the policy's frequency when the window ran) and of
- *    its work per request W = svc_us * f_w (the mean service time in
- *    cycles; windows without a timed request leave W as it was).  tau =
- *    SG_SLACK_TAU_NS is four default windows, 10-30 requests at 300-700
- *    req/s, and still follows a load step within a few windows.  L and W
- *    are filtered rather than s alone because windows run at different
- *    frequencies: their slack does not compare, their work does.  A window
- *    longer than a second counts as a second; a target not seen for 10 tau
- *    starts again from its window.  A window flagged IDLE (no request) has
- *    slack 1000 and no latency; one flagged EXITED is the target's last:
- *    its slot is dropped from every rule below at once (step 8).
+ *    of its slack s (tau = SG_SLACK_TAU_NS = 40 ms: four default windows,
+ *    10-30 requests at 300-700 req/s, and still a load step within a few
+ *    windows) and of its work rate L = util / n_cpu * f_w (kHz: the share of
+ *    a CPU its threads ran on, ``util`` over the ``n_cpu`` CPUs they ran
+ *    on, times f_w, the policy's frequency when the window ran), with tau
+ *    the time of SG_LOAD_REQS = 16 requests at the target's rate, at least
+ *    40 ms and at most 1 s: at 80 req/s a 40 ms average holds three
+ *    requests and L swings with each.  The work per request W (cycles,
+ *    us * kHz) is a ratio of decayed sums over the last SG_WORK_TAU_US =
+ *    1 s::
+ *
+ *        W = sum(on-CPU time * f_w) / sum(requests answered)
+ *
+ *    the target's CPU time, not the wall time from a read to its answer:
+ *    with two workers on one CPU, or a thread preempted mid-request, the
+ *    wall time counts the other thread's work as this request's and the
+ *    model would plan for work that is not there.  W is a property of the
+ *    workload, not of one window, so it is averaged over many requests (80
+ *    at 80 req/s).  L and W are in cycles rather than slack alone because
+ *    windows run at different frequencies: their slack does not compare,
+ *    their work does.  A window longer than a second counts as a second; a
+ *    target not seen for 10 x 40 ms starts again from its window.  A window
+ *    flagged IDLE (no request) has slack 1000 and no latency; one flagged
+ *    EXITED is the target's last: its slot is dropped from every rule below
+ *    at once (step 8).
  *
  * 2. **SLO law** (targets with ``slo_us`` > 0).  With the budget
  *    T = slo_us * (1000 - ``slo_margin``) / 1000 and q the SLO's
@@ -59,21 +72,28 @@
  *    L is the frequency the work itself takes, K * W / T the headroom the
  *    tail needs.  Both terms are measured in cycles, so f_need does not
  *    depend on the frequency the windows ran at.  The model is only a
- *    model (arrivals are burstier than Poisson, service is not all CPU),
- *    so K is the state of a slow outer loop on the measured tail: every
- *    window with timed requests moves log2(K) by::
+ *    model (arrivals are burstier than Poisson, service is not all CPU or
+ *    not exponential), so K is the state of an outer loop on the measured
+ *    tail: every window with timed requests moves log2(K) by::
  *
- *        slo_gain / 1000 * min(nr_lat, H) / H * log2(lat_q / T)
+ *        slo_gain / 1000 * share * log2(lat_q / T)
  *
- *    with lat_q the percentile over the target's last ~H = 2000 requests
- *    (the BPF side's decayed histogram).  The step is per request, not per
- *    window, so a busy and a quiet target adapt alike per request; over H
- *    requests a tail twice the budget raises K by 2^(gain/1000).  The
- *    fixed point is lat_q == T whatever the model's error; the model
- *    gives the fast, proportional response to a load change.  K stays
- *    within c_q/8 .. 8 c_q (a model off by more is not a model).  The
- *    default gain 500 keeps the loop well damped against the lag of lat_q,
- *    which spans about the same H requests.
+ *    with lat_q the percentile over the target's recent requests (the BPF
+ *    side's decayed histogram: the last SLACKGOV_LAT_RECENT_REQS = 2000
+ *    requests, older ones fading with SLACKGOV_LAT_RECENT_MS = 2 s) and
+ *    share the window's part of that horizon: the larger of nr_lat / 2000
+ *    and len / 2 s.  Over one horizon a tail twice the budget raises K by
+ *    2^(gain/1000), at 80 req/s as at 2000 req/s: the loop settles within
+ *    a few seconds whatever the rate.  The fixed point is lat_q == T whatever the
+ *    model's error; the model gives the fast, proportional response to a
+ *    load change.  K stays within c_q/8 .. 8 c_q (a model off by more is
+ *    not a model), and it does not rise on a window that ran below 4/5 of
+ *    the model's f_need (the policy held at its max, or still coming down):
+ *    raising K cannot help there, and a K wound up during a host stall
+ *    would hold the policy at max long after it.  The default gain 500
+ *    settles in about two horizons without overshooting the budget by more
+ *    than ~10 % against the lag of lat_q (selftests/governor/unit's closed
+ *    loops).
  *    f_need is at least L * 1000 / SG_SLO_RHO_MAX (900): the law never
  *    plans the server more than 90 % busy, where its queue (9 service
  *    times on average in M/M/1) grows faster than windows can show it.
@@ -184,11 +204,23 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_SLACK_RESET_NS	(10 * SG_SLACK_TAU_NS)
 /* Step 1: f_w above this (100 GHz, above any CPU) is clamped: W then fits in 2^51. */
 #define SG_KHZ_MAX		100000000U
-/* Step 2: requests over which the outer loop's step is spread (lat_q's horizon). */
-#define SG_SLO_HORIZON		2000
+/* Step 1: the work per request forgets with this time constant, us. */
+#define SG_WORK_TAU_US		1000000U
+/* Step 1: fixed point of the decayed request count (1/256 of a request). */
+#define SG_REQ_ONE		256
+/* Step 1: the work rate is filtered over about this many requests. */
+#define SG_LOAD_REQS		16
+/* Step 2: the outer loop's step is spread over lat_q's horizon (uapi header). */
+#define SG_SLO_HORIZON		SLACKGOV_LAT_RECENT_REQS
+#define SG_SLO_TAU_US		(SLACKGOV_LAT_RECENT_MS * USEC_PER_MSEC)
+/* Step 2: a window's share of the horizon, 1/65536 units. */
+#define SG_SLO_SHARE_ONE	65536
 /* Step 2: K within c_q / 2^3 .. c_q * 2^3 (log2 units of 1/65536). */
 #define SG_K_LOG_ONE		65536
 #define SG_K_LOG_RANGE		(3 * SG_K_LOG_ONE)
+/* Step 2: K does not rise while f_need exceeds f_w by more than 5/4. */
+#define SG_SLO_WIND_NUM		5
+#define SG_SLO_WIND_DEN		4
 /* Step 2: highest busy share the SLO law plans for, thousandths. */
 #define SG_SLO_RHO_MAX		900
 /* Step 2: the SLO output falls by at most span / 8 per window. */
@@ -253,9 +285,9 @@ static u64 sg_mul_div(u64 a, u32 b, u32 c)
 }
 
 /* x_f moved toward x by len / (len + tau); |x - x_f| < 2^53. */
-static s64 sg_ewma(s64 xf, s64 x, u64 len)
+static s64 sg_ewma(s64 xf, s64 x, u64 len, u64 tau)
 {
-	s64 d = x - xf, step = div64_s64(d * (s64)((len << 10) / (len + SG_SLACK_TAU_NS)), 1024);
+	s64 d = x - xf, step = div64_s64(d * (s64)div64_u64(len << 10, len + tau), 1024);
 
 	/* at least one unit toward the sample, so that a steady input is reached */
 	if (!step && d)
@@ -288,6 +320,16 @@ u32 sg_slo_budget_us(u32 slo_us, u32 margin)
 	return max_t(u32, div_u64((u64)slo_us * (SLACKGOV_ONE - margin), SLACKGOV_ONE), 1);
 }
 
+/* Step 2: f_need of an SLO slot, kHz (may exceed any limit). */
+static u64 sg_slo_need(const struct sg_obs *o, u32 t)
+{
+	u64 k = sg_exp2_q10(o->k_log >> 6);		/* K, 1/1024 */
+	u64 head = sg_mul_div(o->work_f, (u32)min_t(u64, k, U32_MAX), t) >> 10;
+	u64 need = (u64)o->load_f + head;
+
+	return max_t(u64, need, div_u64((u64)o->load_f * SLACKGOV_ONE, SG_SLO_RHO_MAX));
+}
+
 /* ---- step 1: per-target filters --------------------------------------------- */
 
 /**
@@ -307,38 +349,66 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	bool idle = s->flags & SLACKGOV_SAMPLE_IDLE;
 	u32 slack = idle ? SLACKGOV_ONE : s->slack;
 	u64 len = clamp_t(u64, s->len_ns, 1, SG_SLACK_LEN_MAX_NS);
-	u64 load, work = 0;
-	bool timed = !idle && s->nr_lat && s->svc_us;
+	u32 len_us = max_t(u32, div_u64(len, NSEC_PER_USEC), 1);
+	u32 ncpu = 0, util, i;
+	u64 load, cyc, req, tau;
+	bool fresh;
 
 	f_khz = min(f_khz, SG_KHZ_MAX);
-	load = div_u64((u64)(SLACKGOV_ONE - slack) * f_khz, SLACKGOV_ONE);
-	if (timed)
-		work = (u64)s->svc_us * f_khz;
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+		ncpu += hweight64(s->cpus[i]);
+	util = min_t(u32, s->util, SLACKGOV_ONE * SLACKGOV_MAX_CPUS);
+	/* on-CPU cycles of the window, us*kHz: util * len / 1000 us at f_w */
+	cyc = sg_mul_div((u64)util * len_us, f_khz, SLACKGOV_ONE);
+	load = div_u64((u64)min_t(u32, util / max(ncpu, 1U), SLACKGOV_ONE) * f_khz, SLACKGOV_ONE);
+	req = idle ? 0 : (u64)s->nr_send * SG_REQ_ONE;
 
-	if (!o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS) {
+	fresh = !o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS;
+	if (fresh) {
 		o->slack_f = slack;
 		o->load_f = load;
-		o->work_f = work;
+		o->work_cyc = cyc;
+		o->work_req = req;
+		o->work_len = len_us;
+		o->work_f = 0;
 		o->slo_us = 0;		/* K starts again below */
 	} else {
-		o->slack_f = sg_ewma(o->slack_f, slack, len);
-		o->load_f = sg_ewma(o->load_f, load, len);
-		if (timed)
-			o->work_f = o->work_f ? sg_ewma(o->work_f, work, len) : work;
+		/* the work's sums forget with tau SG_WORK_TAU_US */
+		u32 d = div_u64((u64)SG_WORK_TAU_US << 10, SG_WORK_TAU_US + len_us);
+
+		o->work_cyc = ((o->work_cyc * d) >> 10) + cyc;
+		o->work_req = ((o->work_req * d) >> 10) + req;
+		o->work_len = ((o->work_len * d) >> 10) + len_us;
+		/* L over SG_LOAD_REQS requests, within SG_SLACK_TAU_NS .. 1 s */
+		tau = o->work_req ? div64_u64(o->work_len * SG_LOAD_REQS * SG_REQ_ONE * NSEC_PER_USEC,
+					      o->work_req) : SG_SLACK_LEN_MAX_NS;
+		tau = clamp_t(u64, tau, SG_SLACK_TAU_NS, SG_SLACK_LEN_MAX_NS);
+		o->slack_f = sg_ewma(o->slack_f, slack, len, SG_SLACK_TAU_NS);
+		o->load_f = sg_ewma(o->load_f, load, len, tau);
 	}
+	if (o->work_req >= SG_REQ_ONE)
+		o->work_f = div64_u64(o->work_cyc * SG_REQ_ONE, o->work_req);
 	/* step 2: a new SLO restarts K from the model's c_q */
 	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q)
 		o->k_log = s->slo_us ? sg_slo_k_log0(s->slo_q) : 0;
-	if (s->slo_us && timed && s->lat_q_us) {
+	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us) {
 		u32 t = sg_slo_budget_us(s->slo_us, slo_margin);
 		s32 k0 = sg_slo_k_log0(s->slo_q);
 		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
-		s64 step = div_s64(err * (SG_K_LOG_ONE / 1024) * slo_gain *
-				   min_t(u32, s->nr_lat, SG_SLO_HORIZON),
-				   (s64)SLACKGOV_ONE * SG_SLO_HORIZON);
+		/* anti-windup: a window that ran well below the model's need (the
+		 * policy at its max, or still coming down) says nothing of K */
+		bool wound = err > 0 && sg_slo_need(o, t) * SG_SLO_WIND_DEN >
+					(u64)f_khz * SG_SLO_WIND_NUM;
+		u64 share = max_t(u64, div_u64((u64)min_t(u32, s->nr_lat, SG_SLO_HORIZON) *
+					       SG_SLO_SHARE_ONE, SG_SLO_HORIZON),
+				  div_u64((u64)min_t(u32, len_us, SG_SLO_TAU_US) *
+					  SG_SLO_SHARE_ONE, SG_SLO_TAU_US));
+		s64 step = div_s64(err * (SG_K_LOG_ONE / 1024) * slo_gain * (s64)share,
+				   (s64)SLACKGOV_ONE * SG_SLO_SHARE_ONE);
 
-		o->k_log = clamp_t(s64, (s64)o->k_log + step, k0 - SG_K_LOG_RANGE,
-				   k0 + SG_K_LOG_RANGE);
+		if (!wound)
+			o->k_log = clamp_t(s64, (s64)o->k_log + step, k0 - SG_K_LOG_RANGE,
+					   k0 + SG_K_LOG_RANGE);
 	}
 	o->target = s->target;
 	o->flags = s->flags;
@@ -370,16 +440,6 @@ bool sg_obs_fresh(const struct sg_obs *o, u64 now, u64 stale_ns)
 {
 	return o->stamp_ns && !(o->flags & SLACKGOV_SAMPLE_EXITED) &&
 	       (s64)(now - o->stamp_ns) <= (s64)stale_ns;
-}
-
-/* Step 2: f_need of an SLO slot, kHz (may exceed any limit). */
-static u64 sg_slo_need(const struct sg_obs *o, u32 t)
-{
-	u64 k = sg_exp2_q10(o->k_log >> 6);		/* K, 1/1024 */
-	u64 head = sg_mul_div(o->work_f, (u32)min_t(u64, k, U32_MAX), t) >> 10;
-	u64 need = (u64)o->load_f + head;
-
-	return max_t(u64, need, div_u64((u64)o->load_f * SLACKGOV_ONE, SG_SLO_RHO_MAX));
 }
 
 /** sg_ctl_begin - an empty combination (no fresh target yet) */

@@ -92,8 +92,10 @@ struct sg_limits {
  * @slo_us, @slo_q: the target's SLO (0: none: the slack PID applies)
  * @nr_lat, @lat_q_us, @lat_win_us, @queue_us, @svc_us: the window's latency
  * @f_khz:	the policy's frequency when the window was reported (f_w)
- * @load_f:	filtered work rate (1 - slack) * f_w, kHz
- * @work_f:	filtered work per request svc_us * f_w, us*kHz (0: none yet)
+ * @load_f:	filtered work rate util * f_w per CPU, kHz
+ * @work_f:	work per request, on-CPU us * f_w, us*kHz (0: none yet)
+ * @work_cyc, @work_req, @work_len: decayed sums of on-CPU cycles (us*kHz),
+ *		requests (1/256) and window time (us) that @work_f comes from
  * @k_log:	log2 of the SLO law's gain K, 1/65536 units
  */
 struct sg_obs {
@@ -111,6 +113,7 @@ struct sg_obs {
 	u32	f_khz;
 	u32	load_f;
 	u64	work_f;
+	u64	work_cyc, work_req, work_len;
 	s32	k_log;
 };
 

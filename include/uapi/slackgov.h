@@ -82,6 +82,16 @@
 					 SLACKGOV_LAT_SUB)
 #define SLACKGOV_LAT_MAX_US		((1ULL << SLACKGOV_LAT_MAX_LOG) - 1)
 
+/*
+ * Horizon of a target's recent tail (lat_q_us): the BPF side's decayed
+ * histogram holds at most the last SLACKGOV_LAT_RECENT_REQS requests and
+ * forgets older ones with a time constant of SLACKGOV_LAT_RECENT_MS; the
+ * governor's outer loop on that tail steps by each window's share of the
+ * same horizon (bpf/latency.bpf.h and kmod/control.c say why these values).
+ */
+#define SLACKGOV_LAT_RECENT_REQS	2000
+#define SLACKGOV_LAT_RECENT_MS		2000
+
 /* Bucket of a latency of @us microseconds (shifts and compares: BPF has no clz). */
 static inline __u32 slackgov_lat_bucket(__u64 us)
 {

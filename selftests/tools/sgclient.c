@@ -856,7 +856,7 @@ static int sgc_mc_fill(int fd)
 {
 	struct timeval tmo = { .tv_sec = 10 };
 	size_t per = 4 + SGC_MC_KEY_LEN + 32 + opt.fill + 2, len, got;
-	char *buf = malloc(per * SGC_MC_FILL_BATCH), in[64 * SGC_MC_FILL_BATCH];
+	char *buf = malloc(per * SGC_MC_FILL_BATCH), in[8 * SGC_MC_FILL_BATCH + 1];
 	unsigned long k = 0, batch, i;
 	int ret = 1;
 
@@ -885,23 +885,24 @@ static int sgc_mc_fill(int fd)
 			}
 			off += n;
 		}
-		/* "STORED\r\n" per set, nothing else */
+		/* "STORED\r\n" per set, nothing else: checked as it arrives */
 		for (got = 0; got < batch * 8; ) {
 			ssize_t n = recv(fd, in + got, batch * 8 - got, 0);
 
 			if (n <= 0) {
 				sgc_err("--fill: %s after %lu keys", n ? strerror(errno) : "connection closed",
-					k);
+					k + got / 8);
 				goto out;
 			}
-			got += n;
+			in[got + n] = '\0';
+			for (; n > 0; n--, got++)
+				if (in[got] != "STORED\r\n"[got % 8]) {
+					sgc_err("--fill: memcached answered '%.*s' to set " SGC_MC_KEY_FMT,
+						(int)strcspn(in + got / 8 * 8, "\r\n"), in + got / 8 * 8,
+						k + got / 8);
+					goto out;
+				}
 		}
-		for (i = 0; i < batch; i++)
-			if (memcmp(in + i * 8, "STORED\r\n", 8)) {
-				sgc_err("--fill: memcached answered '%.8s' to set " SGC_MC_KEY_FMT,
-					in + i * 8, k + i);
-				goto out;
-			}
 		k += batch;
 	}
 	printf("fill ok %lu\n", k);

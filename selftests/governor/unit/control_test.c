@@ -45,7 +45,8 @@ static struct slackgov_sample sample(u32 target, u32 slack)
 {
 	struct slackgov_sample s = {
 		.size = sizeof(s), .version = SLACKGOV_ABI_VERSION, .target = target,
-		.len_ns = 10 * MS, .slack = slack, .cv = 1000, .cpus = { 1 },
+		.len_ns = 10 * MS, .slack = slack, .util = 1000 - slack, .cv = 1000,
+		.cpus = { 1 },
 	};
 	return s;
 }
@@ -126,11 +127,16 @@ static void test_filter(void)
 	CHECK(o.slack_f == 900, "a slot older than 10 tau restarts from its window");
 }
 
-/* An SLO slot: rho busy at f_w, svc us per request, SLO slo us, p99. */
+/*
+ * An SLO slot: rho busy at f_w in a 10 ms window, svc us of CPU per request
+ * (so rho * 10 / svc requests answered), SLO slo us, p99 lat us, nr timed.
+ */
 static struct slackgov_sample slo_sample(u32 target, u32 rho, u32 svc, u32 slo, u32 lat,
 					 u32 queue, u32 nr)
 {
 	struct slackgov_sample s = sample(target, 1000 - rho);
+
+	s.nr_send = svc ? rho * 10 / svc : 0;
 
 	s.slo_us = slo;
 	s.slo_q = 9900;
@@ -187,6 +193,14 @@ static void test_slo_arith(void)
 	for (int i = 0; i < 100; i++)
 		sg_obs_update(&o, &s, (1030 + 10 * i) * MS, FMAX, 200, 4000);
 	CHECK(o.k_log == k0 + SG_K_LOG_RANGE, "K stays at most 8 c_q");
+	/* anti-windup: at max and far below the model's need, K does not rise */
+	o = (struct sg_obs){};
+	s = slo_sample(1, 900, 1000, 2000, 20000, 10, 10);
+	for (int i = 0; i < 100; i++)
+		sg_obs_update(&o, &s, (3000 + 10 * i) * MS, FMAX, 200, 500);
+	CHECK(o.k_log == k0 && sg_slo_need(&o, 1600) > FMAX * 5 / 4,
+	      "tail 12x the budget at max, need %llu kHz > 5/4 max: K does not wind up",
+	      (unsigned long long)sg_slo_need(&o, 1600));
 	s.slo_us = 3000;
 	s.lat_q_us = 0;		/* no tail measured yet: no step */
 	sg_obs_update(&o, &s, 2100 * MS, FMAX, 200, 500);
@@ -428,12 +442,13 @@ static void test_stale_exit(void)
  * W / f, and whose tail is @bias times the M/M/1 one (a model error the
  * outer loop must absorb).  Returns the tail after the run, in units of T.
  */
-static double closed_loop(double rate, double bias, double *freq)
+static double closed_loop_at(double rate, double svc_us, u32 slo, double bias, int from,
+			     int to, double *freq)
 {
 	struct sg_law law = { .mode = SG_MODE_UTIL };
-	const double w = 300.0 * FMAX;		/* 300 us at fmax */
-	const u32 slo = 5000, t = sg_slo_budget_us(slo, P.slo_margin);
-	double lat_q = 0, tail = 0, fsum = 0, f = FMAX;
+	const double w = svc_us * FMAX;		/* svc_us at fmax */
+	const u32 t = sg_slo_budget_us(slo, P.slo_margin);
+	double lat_q = 0, tail = 0, fsum = 0, f = FMAX, arrived = 0;
 	struct sg_ctl_out out;
 	struct sg_ctl_in in;
 	struct sg_obs o = {};
@@ -441,15 +456,21 @@ static double closed_loop(double rate, double bias, double *freq)
 	int i, n = 0;
 
 	LIM.cur = FMAX;
-	for (i = 0; i < 3000; i++) {
+	for (i = 0; i < to; i++) {
 		double rho = rate * w / 1e6 / f, mu_l = f / w * 1e6 - rate;
 		double p99 = rho < 1 ? bias * log(100) / mu_l * 1e6 : 1e7;
-		u32 nr = (u32)(rate / 100);
-		struct slackgov_sample s = slo_sample(1, (u32)fmin(rho * 1000, 1000),
+		u32 nr = (u32)(arrived += rate / 100);	/* whole requests per window */
+		struct slackgov_sample s = slo_sample(1, (u32)fmin(nr * w / f / 10, 1000),
 						      (u32)(w / f), slo, 0, 0, nr);
 
-		/* the BPF side's percentile over the last ~H requests */
-		lat_q += (p99 - lat_q) * fmin((double)nr / SG_SLO_HORIZON, 1);
+		arrived -= nr;
+		s.nr_send = nr;
+		if (!nr)
+			s.flags = SLACKGOV_SAMPLE_IDLE;
+
+		/* the BPF side's percentile over the last ~H requests or tau */
+		lat_q += (p99 - lat_q) * fmin(fmax((double)nr / SG_SLO_HORIZON,
+						   10000.0 / SG_SLO_TAU_US), 1);
 		s.lat_q_us = (u32)fmin(lat_q, SLACKGOV_LAT_MAX_US);
 		s.lat_win_us = s.lat_q_us;
 		s.queue_us = rho < 1 ? (u32)(bias * rho / mu_l * 1e6) : 100000;
@@ -457,7 +478,7 @@ static double closed_loop(double rate, double bias, double *freq)
 		decide(&law, &o, 1, now, &out, &in);
 		f = out.freq;
 		LIM.cur = out.freq;
-		if (i >= 2000) {
+		if (i >= from) {
 			tail += p99 / t;
 			fsum += f;
 			n++;
@@ -468,9 +489,22 @@ static double closed_loop(double rate, double bias, double *freq)
 	return tail / n;
 }
 
+static double closed_loop(double rate, double bias, double *freq)
+{
+	return closed_loop_at(rate, 300, 5000, bias, 2000, 3000, freq);
+}
+
 static void test_closed_loop(void)
 {
 	double f1, f2, f3, r;
+
+	/* 80 req/s of 1.2 ms, the model's tail 2x the plant's: K comes down
+	 * within the seconds of one bench cell, not the 2000 requests (25 s) */
+	r = closed_loop_at(80, 1200, 12000, 0.5, 0, 100, &f1);
+	r = closed_loop_at(80, 1200, 12000, 0.5, 300, 800, &f2);
+	CHECK(f2 < f1 * 0.8 && r > 0.85 && r < 1.15,
+	      "80 req/s, tail half the model's: 3-8 s in, %.0f kHz (first second %.0f), tail %.2f T",
+	      f2, f1, r);
 
 	/* 1000 req/s of 300 us at fmax: 30 % of fmax */
 	r = closed_loop(1000, 1.0, &f1);

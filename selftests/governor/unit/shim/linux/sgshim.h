@@ -26,6 +26,7 @@ typedef __s64 s64;
 #define NSEC_PER_USEC	1000L
 #define NSEC_PER_MSEC	1000000L
 #define NSEC_PER_SEC	1000000000L
+#define USEC_PER_MSEC	1000L
 
 #define min(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); _a < _b ? _a : _b; })
 #define max(a, b)	({ typeof(a) _a = (a); typeof(b) _b = (b); _a > _b ? _a : _b; })
@@ -39,5 +40,6 @@ static inline s64 div_s64(s64 a, s32 b) { return a / b; }
 static inline u64 div64_u64(u64 a, u64 b) { return a / b; }
 static inline s64 div64_s64(s64 a, s64 b) { return a / b; }
 static inline int fls64(u64 x) { return x ? 64 - __builtin_clzll(x) : 0; }
+static inline unsigned int hweight64(u64 x) { return __builtin_popcountll(x); }
 
 #endif
