@@ -688,7 +688,7 @@ static void vfreq_debugfs_init(void)
  * values make the wrap show within seconds, to test the readers.
  */
 #define VFREQ_RANGE_MIN_UJ	1000000ULL	/* 1 J */
-/* the meter's sum in pJ wraps at 2^64 pJ (18 MJ, two weeks of a busy 2-CPU guest) */
+/* the most uJ the meter's pJ sum holds: it wraps at 2^64 pJ (18 MJ, two weeks of a busy 2-CPU guest) */
 #define VFREQ_RANGE_MAX_UJ	(U64_MAX / 1000000)
 static unsigned long long energy_range_uj = 262143328850ULL;
 module_param(energy_range_uj, ullong, 0444);
@@ -701,6 +701,7 @@ MODULE_PARM_DESC(energy_range_uj,
  *	  then need ->release; it has nothing to free).
  * @cpu:  the CPU whose energy it reads, or -1 for the package (all CPUs);
  *	  set before registration, so a read never meets it unset.
+ * @registered: powercap_register_zone() took it: the exit unregisters it.
  */
 struct vfreq_pc_zone {
 	struct powercap_zone zone;
