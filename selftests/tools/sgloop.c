@@ -12,9 +12,12 @@
  * read and the send that follows it on the same socket is one timed
  * request: two per round trip).
  *
- * Usage: sgloop [-n ITERS] [-r RUNS] [-e]
+ * Usage: sgloop [-n ITERS] [-r RUNS] [-e | -f]
  *   -e  with empty tp_btf sys_enter/sys_exit programs attached while it runs
- *       (selftests/metrics/progs/sg_empty.bpf.c: the floor of the design)
+ *       (selftests/metrics/progs/sg_empty.bpf.c: the floor of the tracepoint
+ *       hooks)
+ *   -f  with empty fentry/fexit programs on the watched syscalls instead
+ *       (the floor of the fentry hooks; fails where the kernel refuses them)
  * Prints "getppid_ns X sendrecv_ns Y pingpong_ns Z tcp_ns T tcp_segs S": per
  * call (getppid), per send+recv pair, per ping-pong round trip and per TCP
  * round trip, each the fastest of RUNS runs; S is the TCP segments the
@@ -25,6 +28,7 @@
  * to one CPU (taskset): the child inherits the CPU, so that every round trip
  * switches.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +43,28 @@
 #include <unistd.h>
 #include <bpf/libbpf.h>
 #include "sg_empty.skel.h"
+
+/* sg_empty's programs of one hook set: @fentry, or the tracepoints */
+static struct sg_empty_bpf *empty_attach(bool fentry)
+{
+	struct sg_empty_bpf *skel = sg_empty_bpf__open();
+	struct bpf_program *p;
+	const char *sec;
+	bool fe;
+
+	if (!skel)
+		return NULL;
+	bpf_object__for_each_program(p, skel->obj) {
+		sec = bpf_program__section_name(p);
+		fe = !strncmp(sec, "fentry/", 7) || !strncmp(sec, "fexit/", 6);
+		bpf_program__set_autoload(p, fe == fentry);
+	}
+	if (sg_empty_bpf__load(skel) || sg_empty_bpf__attach(skel)) {
+		sg_empty_bpf__destroy(skel);
+		return NULL;
+	}
+	return skel;
+}
 
 static double now_ns(void)
 {
@@ -175,17 +201,17 @@ out:
 int main(int argc, char **argv)
 {
 	double best_gp = 1e18, best_sr = 1e18, pp, tcp, segs = -1, t;
-	int iters = 200000, runs = 5, empty = 0, sv[2], opt, r, i;
+	int iters = 200000, runs = 5, empty = 0, sv[2], opt, r, i;	/* empty: 'e' or 'f' */
 	struct sg_empty_bpf *skel = NULL;
 	char c = 'x';
 
-	while ((opt = getopt(argc, argv, "n:r:e")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:ef")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'r': runs = atoi(optarg); break;
-		case 'e': empty = 1; break;
+		case 'e': case 'f': empty = opt; break;
 		default:
-			fprintf(stderr, "usage: sgloop [-n ITERS] [-r RUNS] [-e]\n");
+			fprintf(stderr, "usage: sgloop [-n ITERS] [-r RUNS] [-e | -f]\n");
 			return 2;
 		}
 	}
@@ -194,10 +220,10 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (empty) {
-		skel = sg_empty_bpf__open_and_load();
-		if (!skel || sg_empty_bpf__attach(skel)) {
-			fprintf(stderr, "sgloop: cannot attach the empty programs\n");
-			sg_empty_bpf__destroy(skel);
+		skel = empty_attach(empty == 'f');
+		if (!skel) {
+			fprintf(stderr, "sgloop: cannot attach the empty %s programs\n",
+				empty == 'f' ? "fentry" : "tracepoint");
 			return 1;
 		}
 	}
