@@ -115,14 +115,17 @@ static int parse_cpus(const char *arg, struct slackgov_sample *s)
  * its mean queueing rho / (mu - lambda); with rho >= 1 the work that does
  * not fit in a window is carried as a backlog, whose wait adds to both.
  * The percentile over recent requests starts at the first window's and
- * follows the window's with a weight of the window's requests over 2000
- * (the BPF side's horizon).
+ * follows the window's with a weight of the window's share of the BPF
+ * side's horizon (its requests over SLACKGOV_LAT_RECENT_REQS, or its
+ * length over SLACKGOV_LAT_RECENT_MS, whichever is larger).  The window's
+ * util is the server's busy share and nr_send its whole requests, so that
+ * the governor's work per request (on-CPU time * f / requests) is svc.
  */
 static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int fcpu,
 		      long fmax_khz, long interval, const long *rate, const long *ms, int n,
 		      long bias)
 {
-	double svc0 = s->svc_us ? s->svc_us : 1000, backlog = 0, latq = 0;
+	double svc0 = s->svc_us ? s->svc_us : 1000, backlog = 0, latq = 0, arrived = 0;
 	double q = (s->slo_q ? s->slo_q : SLACKGOV_Q_DEFAULT) / (double)SLACKGOV_Q_ONE;
 	double cq = log(1 / (1 - fmin(q, 0.9999))), b = bias / 100.0;
 	double win_us = interval * 1000.0;
@@ -147,8 +150,14 @@ static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int
 				queue = b * 100 * svc + wait;
 				p99 = b * cq * 100 * svc + wait;
 			}
-			latq = latq ? latq + (p99 - latq) * fmin(nr / 2000, 1) : p99;
+			double share = fmax(nr / SLACKGOV_LAT_RECENT_REQS,
+					    win_us / (SLACKGOV_LAT_RECENT_MS * 1000.0));
+
+			latq = latq ? latq + (p99 - latq) * fmin(share, 1) : p99;
 			s->slack = rho >= 1 ? 0 : (__u32)((1 - rho) * 1000);
+			s->util = (__u32)(fmin(rho, 1) * 1000);
+			s->nr_send = (__u32)(arrived += nr);
+			arrived -= s->nr_send;
 			s->nr_lat = (__u32)(nr + 0.5);
 			s->svc_us = (__u32)svc;
 			s->queue_us = (__u32)fmin(queue, SLACKGOV_LAT_MAX_US);
