@@ -11,7 +11,7 @@
 S=$SG_BUILD/userctl/slackctl
 B=$SG_BUILD/selftests
 PIN=/sys/fs/bpf/slackgov
-ktap_plan 21
+ktap_plan 22
 sg_defer "$S unload"
 
 ktap_run_fails "load --hooks bogus is refused" "$S" load --hooks bogus
@@ -24,10 +24,11 @@ ktap_check '"$S" status | grep -qx "hooks: fentry"' "auto picks fentry on this k
 
 start_server "$B/sgserver" -t 1 -s 500
 
-# check_hooks WHICH LINK NOLINK: load --hooks WHICH, serve a load, check
+# check_hooks WHICH LINK NOLINK TABLE: load --hooks WHICH, serve a load, check
 check_hooks() {
-	hk=$1 ln=$2 nl=$3	# ktap_check evaluates its string with its own $1...
+	hk=$1 ln=$2 nl=$3 tb=$4	# ktap_check evaluates its string with its own $1...
 	ktap_run_ok "load --hooks $1" "$S" load --hooks "$1"
+	ktap_check '"$S" status | grep -qx "hooks: $tb"' "the status table says $4"
 	ktap_check '"$S" -j status | grep -q "\"hooks\": \"$hk\""' "status -j says $1"
 	ktap_check '"$S" stats --prom | grep -qx "slackgov_hooks_info{hooks=\"$hk\"} 1"' \
 		"the exposition says $1"
@@ -49,10 +50,7 @@ check_hooks() {
 		"$1: its requests are timed (the recv's entry ran)"
 	"$S" unload > /dev/null
 }
-check_hooks fentry sg_fx_sendmsg sg_exit
-check_hooks tracepoint sg_exit sg_fx_sendmsg
-ktap_check '"$S" load --hooks tracepoint > /dev/null && "$S" status | grep -qx "hooks: tracepoint (--hooks tracepoint)"' \
-	"the table says the tracepoints were asked for"
-"$S" unload > /dev/null
+check_hooks fentry sg_fx_sendmsg sg_exit "fentry"
+check_hooks tracepoint sg_exit sg_fx_sendmsg "tracepoint (--hooks tracepoint)"
 ktap_check '[ ! -e $PIN ]' "unload removes the pins"
 ktap_finished
