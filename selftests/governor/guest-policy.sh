@@ -35,7 +35,7 @@ if [ "$kv" -lt 609 ]; then
 	ktap_finished
 fi
 
-ktap_plan 26
+ktap_plan 28
 sg_defer "rm -f $PPIN"
 trace_on || ktap_note "no slackgov trace events"
 ktap_eq builtin "$(cat $LAW)" "law: builtin before any policy"
@@ -55,6 +55,17 @@ ktap_check '"$S" policy load "$UTIL" | grep -q "law bpf:util80 loaded"' "policy 
 ktap_eq bpf:util80 "$(cat $LAW)" "law: bpf:util80"
 ktap_check '"$S" policy show | grep -q "^policy1: bpf:util80"' "policy show names it"
 ktap_check '"$S" -j policy show | grep -q "\"law\": \"bpf:util80\""' "policy show -j names it"
+# status (it needs the BPF side) shows each policy's law, as text and -j;
+# not again in the -fast variant: loading the BPF side takes ~20 s under TCG
+if [ -n "${SG_FAST_SWITCH:-}" ]; then
+	ktap_skip "status shows law bpf:util80" "checked by guest-policy.sh"
+else
+	sg_defer "$S unload > /dev/null 2>&1"
+	"$S" load > /dev/null
+	ktap_check '"$S" status | grep -q "^policy1 .* bpf:util80\$" &&
+		"$S" -j status | grep -q "\"law\": \"bpf:util80\""' "status shows law bpf:util80"
+	"$S" unload > /dev/null
+fi
 # drive decisions: CPU 1 busy for a moment (the util rule's hook paces them)
 taskset 2 sh -c 'i=0; while [ $i -lt 30000 ]; do i=$((i + 1)); done'
 ktap_check 'wait_for "grep -q \"policy=1 law=bpf:util80 .* result=ok\" $TR/trace" 50' \
@@ -116,6 +127,14 @@ fb=$(gstat 1 ops_fallbacks)
 ktap_check '[ "$fb" -gt 0 ]' "ops_fallbacks counts the refused values ($fb)"
 "$S" policy unload > /dev/null
 echo "$oldmax" > $(pol 1)/scaling_max_freq
+# a saturated target: the boost rule keeps priority (no SLACKGOV_OPS_F_RAW);
+# last, as the stale rule then holds the safe frequency for 5 s
+"$S" policy load "$P/mid_policy.bpf.o" > /dev/null
+echo > $TR/trace
+"$INJ" -C 1 -s 10 -d 600 > /dev/null
+ktap_check 'grep -q "policy=1 law=bpf:mid .* freq=$(fmax 1) result=rule" $TR/trace' \
+	"boost without the RAW flag: the built-in max stands (result=rule)"
+"$S" policy unload > /dev/null
 ktap_eq "$bad0" "$(dmesg_bad)" "no WARNING, Oops or BUG in dmesg"
 [ "$KTAP_FAIL" -eq 0 ] || dmesg | tail -40 | sed 's/^/# dmesg: /'
 ktap_finished
