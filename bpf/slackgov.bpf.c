@@ -131,9 +131,14 @@
  *    ``util = 1000 * oncpu_ns / len`` (2000 = two CPUs busy), and the CPUs they ran on (``cpus``; a window in which the target
  *    did not run names those of its last running window, so the module
  *    knows which policies an idle window concerns).  A run is counted when
- *    the thread leaves the CPU, clipped to the open window: one that ran
- *    through several windows without a switch counts only its part in the
- *    last (util then underestimates; it never exceeds 1000 per CPU).
+ *    the thread leaves the CPU, whole, in the window open then: one that ran
+ *    through several windows without a switch (a busy period of a loaded
+ *    server) counts in the last, whose util can then exceed 1000 per CPU
+ *    while the ones before it show less.  Nothing is lost, so util averaged
+ *    over windows, ``total_oncpu_ns`` and the governor's work per request
+ *    (on-CPU time over requests answered) are exact; clipping each run to
+ *    its last window dropped the busy periods' start, and with it the
+ *    CPU time of the loads near saturation where it matters most.
  *
  * 8. **Blind spots.**  io_uring submissions and completions are not
  *    syscalls of the send/recv families, nor is ``io_uring_enter`` a wait:
@@ -533,15 +538,21 @@ int BPF_PROG(sg_exit, struct pt_regs *regs, long ret)
 	return on_exit(thread_state(false), ret, FEED);
 }
 
+/*
+ * The fentry set starts with autoload off ("?"): a loader that takes the
+ * whole object (bpftool, a skeleton's defaults) gets the tracepoint set
+ * only, never both (each call would count twice); slackctl load chooses.
+ */
+
 /* fentry and fexit of a recv- or wait-family syscall's __x64_sys_ function */
 #define SG_FENTRY_FEXIT(call)							\
-SEC("fentry/__x64_sys_" #call)							\
+SEC("?fentry/__x64_sys_" #call)							\
 int BPF_PROG(sg_fe_##call, struct pt_regs *regs)				\
 {										\
 	on_enter(regs, NR_##call);						\
 	return 0;								\
 }										\
-SEC("fexit/__x64_sys_" #call)							\
+SEC("?fexit/__x64_sys_" #call)							\
 int BPF_PROG(sg_fx_##call, struct pt_regs *regs, long ret)			\
 {										\
 	return on_exit(thread_state(false), ret, FEED);				\
@@ -549,7 +560,7 @@ int BPF_PROG(sg_fx_##call, struct pt_regs *regs, long ret)			\
 
 /* fexit only, for the send family: the entry's logic, then the exit's */
 #define SG_FEXIT(call)								\
-SEC("fexit/__x64_sys_" #call)							\
+SEC("?fexit/__x64_sys_" #call)							\
 int BPF_PROG(sg_fx_##call, struct pt_regs *regs, long ret)			\
 {										\
 	return on_exit(on_enter(regs, NR_##call), ret, FEED);			\
@@ -601,11 +612,7 @@ static __always_inline int on_switch(struct task_struct *prev, const bool feed)
 	slot = th->slot;
 	a = bpf_map_lookup_elem(&acc, &slot);
 	if (a) {
-		/* at most the open window's length: a thread that ran since
-		 * before it opened does not add the earlier part (util could
-		 * exceed 1000 per CPU) */
-		if (a->start_ns && now > a->start_ns && d > now - a->start_ns)
-			d = now - a->start_ns;
+		/* the whole run, in the open window (DOC item 7) */
 		__sync_fetch_and_add(&a->oncpu_ns, d);
 		set_cpu(a->cpus);
 	}

@@ -360,7 +360,8 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	util = min_t(u32, s->util, SLACKGOV_ONE * SLACKGOV_MAX_CPUS);
 	/* on-CPU cycles of the window, us*kHz: util * len / 1000 us at f_w */
 	cyc = sg_mul_div((u64)util * len_us, f_khz, SLACKGOV_ONE);
-	load = div_u64((u64)min_t(u32, util / max(ncpu, 1U), SLACKGOV_ONE) * f_khz, SLACKGOV_ONE);
+	/* not clipped at one CPU: a run is counted whole in the window it ends in */
+	load = min_t(u64, div_u64((u64)(util / max(ncpu, 1U)) * f_khz, SLACKGOV_ONE), U32_MAX);
 	req = idle ? 0 : (u64)s->nr_send * SG_REQ_ONE;
 
 	fresh = !o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS;

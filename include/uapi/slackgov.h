@@ -191,7 +191,9 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  *		about 1000 for Poisson arrivals, sqrt(k - 1) * 1000 when each
  *		recv returns a backlog of k; at most 10^6
  * @util:	target on-CPU time / window length, thousandths per CPU summed
- *		(2000 == two CPUs fully busy)
+ *		(2000 == two CPUs fully busy); a run is counted whole in the
+ *		window its thread leaves the CPU in, so one window can exceed
+ *		1000 per CPU after a long run; the average over windows is exact
  * @setpoint:	target's own slack setpoint in thousandths, 0 = governor default
  * @rps:	observed requests per second: the window's sends per second of
  *		its length (nr_send * 10^9 / len_ns); at most 10^8
