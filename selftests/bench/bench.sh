@@ -35,10 +35,10 @@ CAP_RUNS=3			# capacity: the median of 3 overload runs, so one
 				# host hiccup does not move the yardstick
 REPS=${BENCH_REPS:-3}
 STEP_S=${BENCH_STEP_S:-8}
-# every cell first runs WARMUP_S at its rate, unmeasured, for every governor:
-# the matrix compares steady states (a governor's reaction to a change is
-# the bursty runs' subject); 3 s is the slack law's outer loop settling
-# (about two of its 2 s horizons, kmod/control.c) with the governor's switch
+# every governor's cell first runs WARMUP_S at its rate, unmeasured: the
+# matrix compares steady states (a governor's reaction to a change is the
+# bursty runs' subject); 3 s is the slack law's outer loop settling (about
+# two of its 2 s horizons, kmod/control.c).  A fixed frequency needs none.
 WARMUP_S=${BENCH_WARMUP_S:-3}
 LOADS=${BENCH_LOADS:-"10 30 50 70 90"}
 GOVS=${BENCH_GOVS:-"slack performance schedutil ondemand"}
@@ -129,7 +129,7 @@ cell() {
 	*) lr_gov "$3" ;;
 	esac
 	sleep 1		# let the governor settle on the idle server
-	[ "$WARMUP_S" -gt 0 ] && taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" \
+	[ "$WARMUP_S" -gt 0 ] && [ "${3#fix}" = "$3" ] && taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" \
 		-r "$5" -d "$WARMUP_S" -c 4 -S "$6" -j > /dev/null 2>&1
 	row=$(lr_step "$3" "$4" "$5" "$STEP_S" "$6")
 	echo "BENCH-CELL $1,$2,$row"
