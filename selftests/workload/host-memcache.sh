@@ -6,6 +6,7 @@
 # an answer that is not memcached's (ERROR) dropping the connection with a
 # clear error, and the option errors.  Skips without the unpacked package.
 . "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/workload/common.sh"
 
 B=$SG_BUILD/selftests
 SRV=${CACHE:-$SG_TOP/.cache}/servers/root
@@ -24,16 +25,6 @@ PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0));
 MPID=$!
 sg_defer "kill $MPID 2>/dev/null; wait $MPID 2>/dev/null"
 
-# jtest FILE EXPR: EXPR holds for o, the first JSON object of FILE, and objs, all of them
-jtest() {
-	python3 -c '
-import json, sys
-class D(dict):
-	__getattr__ = dict.__getitem__
-objs = [json.loads(l, object_hook=D) for l in open(sys.argv[1]).read().splitlines()]
-o = objs[0]
-sys.exit(not eval(sys.argv[2]))' "$1" "$2"
-}
 
 ktap_plan 9
 for i in $(seq 1 20); do

@@ -4,6 +4,7 @@
 # with a schedule fixed by the seed, service time that shows in the latency,
 # JSON that parses, and clear errors on bad input.
 . "$SG_TOP/selftests/lib/ktap.sh"
+. "$SG_TOP/selftests/workload/common.sh"
 
 B=$SG_BUILD/selftests
 for t in sgserver sgclient; do
@@ -32,17 +33,6 @@ jget() {
 		"$1" "$2" 2>/dev/null
 }
 
-# jtest FILE EXPR: the Python expression EXPR holds for o, the JSON object in
-# FILE, or for objs, the list of JSON objects one per line (keys as o.key)
-jtest() {
-	python3 -c '
-import json, sys
-class D(dict):
-	__getattr__ = dict.__getitem__
-objs = [json.loads(l, object_hook=D) for l in open(sys.argv[1]).read().splitlines()]
-o = objs[0]
-sys.exit(not eval(sys.argv[2]))' "$1" "$2"
-}
 
 KEYS="rps sent received errors mean_us p50_us p90_us p99_us p999_us max_us"
 KEYS="$KEYS duration_s rate conns seed"
