@@ -565,19 +565,31 @@ static void sgc_account(uint64_t sched, uint64_t now, bool bad, int *next_final)
 }
 
 /* Read responses; false when the connection is finished. */
+/*
+ * Append what the socket has to c->in; its arrival time in @now (one for
+ * what arrived together).  1: read some, 0: nothing yet, -1: finished.
+ */
+static int sgc_read_in(struct sgc_conn *c, uint64_t *now)
+{
+	ssize_t n = read(c->fd, c->in + c->ilen, sizeof(c->in) - c->ilen);
+
+	if (n < 0)
+		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR ? 0 : -1;
+	if (n == 0)
+		return -1;
+	*now = sgw_now_ns();
+	c->ilen += n;
+	return 1;
+}
+
 static bool sgc_readable(struct sgc_conn *c, int *next_final)
 {
 	size_t pos = 0;
-	ssize_t n;
 	uint64_t now;
+	int r = sgc_read_in(c, &now);
 
-	n = read(c->fd, c->in + c->ilen, sizeof(c->in) - c->ilen);
-	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-	if (n == 0)
-		return false;
-	now = sgw_now_ns();	/* one arrival time for what arrived together */
-	c->ilen += n;
+	if (r <= 0)
+		return r == 0;
 	for (; c->ilen - pos >= SGW_MSG_SIZE; pos += SGW_MSG_SIZE) {
 		struct sgw_msg m;
 
@@ -608,16 +620,11 @@ static bool sgc_readable(struct sgc_conn *c, int *next_final)
 static bool sgc_mc_readable(struct sgc_conn *c, int *next_final)
 {
 	size_t pos = 0, take;
-	ssize_t n;
 	uint64_t now;
+	int r = sgc_read_in(c, &now);
 
-	n = read(c->fd, c->in + c->ilen, sizeof(c->in) - c->ilen);
-	if (n < 0)
-		return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
-	if (n == 0)
-		return false;
-	now = sgw_now_ns();
-	c->ilen += n;
+	if (r <= 0)
+		return r == 0;
 	while (pos < c->ilen) {
 		char *line = c->in + pos, *eol;
 		unsigned long bytes;
