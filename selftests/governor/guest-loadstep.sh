@@ -30,6 +30,8 @@ ktap_plan 7
 [ -d $TR/events/slackgov ] || [ -e "$SG_BUILD/kmod/slackgov.ko" ] || ktap_skip_all "slackgov.ko not built"
 taskset -p 1 $$ >/dev/null 2>&1
 sg_defer lr_down
+# tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
+LR_HOOKS=tracepoint
 lr_up || { ktap_fail "platform, slackgov and slackctl up"; ktap_finished; }
 lr_server_start 2 epoll 1000 || { ktap_fail "sgserver started"; ktap_finished; }
 # Capacity: what the server completes at fmax when overloaded, measured now

@@ -25,15 +25,17 @@ LR_ITERS=${LR_ITERS:-}	# sgserver work-loop calibration, set once per boot
 LR_SLO=${LR_SLO:-}	# the target's SLO in us (p99), empty: none
 LR_TARGET=		# slackctl's selector of the server (empty: --pid LR_SERVER_PID)
 LR_CLIENT_ARGS=		# sgclient's protocol options for the server (empty: sgserver's)
+LR_HOOKS=${LR_HOOKS:-}	# slackctl load --hooks (empty: its default, auto)
 
-# lr_up: modules in, client CPU at max, slackctl loaded (feed on)
+# lr_up: modules in, client CPU at max, slackctl loaded (feed on; hooks
+# LR_HOOKS, default auto as slackctl's)
 lr_up() {
 	insmod "$LR_K/vfreq.ko" || return 1
 	LR_EZ=$(sg_pc_zone cpu1) || { echo "loadrun: no powercap zone cpu1" >&2; return 1; }
 	[ -f "$LR_K/vidle.ko" ] && insmod "$LR_K/vidle.ko"
 	insmod "$LR_K/slackgov.ko" || return 1
 	echo performance > $LR_POL0/scaling_governor
-	[ -x "$LR_CTL" ] && "$LR_CTL" load >/dev/null
+	[ -x "$LR_CTL" ] && "$LR_CTL" load ${LR_HOOKS:+--hooks "$LR_HOOKS"} >/dev/null
 	return 0
 }
 
