@@ -39,11 +39,14 @@
  *    windows) and of its work rate L = util / n_cpu * f_w (kHz: the share of
  *    a CPU its threads ran on, ``util`` over the ``n_cpu`` CPUs they ran
  *    on, times f_w, the policy's frequency when the window ran), with tau
- *    the time of SG_LOAD_REQS = 16 requests at the target's rate, at least
- *    40 ms and at most 1 s: at 80 req/s a 40 ms average holds three
- *    requests and L swings with each.  The work per request W (cycles,
- *    us * kHz) is a ratio of decayed sums over the last SG_WORK_TAU_US =
- *    1 s::
+ *    the time of SG_LOAD_REQS = 64 requests at the target's rate, at least
+ *    40 ms and at most 1 s: the relative noise of an average over n
+ *    requests is about 1/sqrt(n) (12 % for 64), and the output rises to
+ *    f_need at once (step 2), so a noisier L would hold the policy along
+ *    the upper envelope of its noise.  A rise in load that builds a queue is
+ *    step 3's to catch within a window, not this filter's.  The work per
+ *    request W (cycles, us * kHz) is a ratio of decayed sums over the last
+ *    SG_WORK_TAU_US = 1 s::
  *
  *        W = sum(on-CPU time * f_w) / sum(requests answered)
  *
@@ -209,7 +212,7 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 /* Step 1: fixed point of the decayed request count (1/256 of a request). */
 #define SG_REQ_ONE		256
 /* Step 1: the work rate is filtered over about this many requests. */
-#define SG_LOAD_REQS		16
+#define SG_LOAD_REQS		64
 /* Step 2: the outer loop's step is spread over lat_q's horizon (uapi header). */
 #define SG_SLO_HORIZON		SLACKGOV_LAT_RECENT_REQS
 #define SG_SLO_TAU_US		(SLACKGOV_LAT_RECENT_MS * USEC_PER_MSEC)
