@@ -83,7 +83,7 @@ help:
 	@echo '  demo         the governor on its demo workload, with a report'
 	@echo '  bench        the evaluation matrix (long)'
 	@echo '  docs         copy the DOC blocks into Documentation/ (scripts/doc-sync)'
-	@echo '  install      slackctl, BPF object, unit, man page (DESTDIR=, PREFIX=)'
+	@echo '  install      slackctl, BPF objects, unit, man page (DESTDIR=, PREFIX=)'
 	@echo '  uninstall    remove what install laid out'
 	@echo '  dkms-install the module through DKMS for the running kernel'
 	@echo '  clean        remove $(O)    distclean  also the kernel cache'
@@ -227,8 +227,9 @@ distclean: clean
 	$(Q)rm -rf $(CACHE)
 
 # ---- install ------------------------------------------------------------------------
-# make install DESTDIR=... PREFIX=...: slackctl, the BPF object, the service
-# script, the systemd unit, the man page and an example config.  The module
+# make install DESTDIR=... PREFIX=...: slackctl, the BPF object, the sample
+# BPF control law (slackctl policy load), the service script, the systemd
+# unit, the man page and an example config.  The module
 # is installed by DKMS (make dkms-install), which builds it for each kernel.
 PREFIX		?= /usr/local
 SBINDIR		?= $(PREFIX)/sbin
@@ -239,7 +240,8 @@ SYSCONFDIR	?= /etc
 VERSION		:= 0.1
 DKMS_SRC	?= /usr/src/slackgov-$(VERSION)
 
-INSTALLED := $(SBINDIR)/slackctl $(LIBDIR)/slackgov.bpf.o $(LIBDIR)/slackgov-service \
+INSTALLED := $(SBINDIR)/slackctl $(LIBDIR)/slackgov.bpf.o $(LIBDIR)/util_policy.bpf.o \
+	$(LIBDIR)/slackgov-service \
 	$(UNITDIR)/slackgov.service $(MANDIR)/man8/slackctl.8 $(SYSCONFDIR)/slackgov.conf
 
 .PHONY: install uninstall man dkms-install dkms-uninstall
@@ -264,6 +266,7 @@ install: userctl bpf man $(O)/slackgov.service
 	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
 	$(Q)install -D -m 0755 $(O)/userctl/slackctl $(DESTDIR)$(SBINDIR)/slackctl
 	$(Q)install -D -m 0644 $(O)/bpf/slackgov.bpf.o $(DESTDIR)$(LIBDIR)/slackgov.bpf.o
+	$(Q)install -D -m 0644 $(O)/bpf/util_policy.bpf.o $(DESTDIR)$(LIBDIR)/util_policy.bpf.o
 	$(Q)install -D -m 0755 scripts/slackgov-service $(DESTDIR)$(LIBDIR)/slackgov-service
 	$(Q)install -D -m 0644 $(O)/slackgov.service $(DESTDIR)$(UNITDIR)/slackgov.service
 	$(Q)install -D -m 0644 $(O)/man/slackctl.8 $(DESTDIR)$(MANDIR)/man8/slackctl.8

@@ -7,6 +7,7 @@ D=$PWD/dest
 want="etc/slackgov.conf
 usr/lib/slackgov/slackgov-service
 usr/lib/slackgov/slackgov.bpf.o
+usr/lib/slackgov/util_policy.bpf.o
 usr/lib/systemd/system/slackgov.service
 usr/sbin/slackctl
 usr/share/man/man8/slackctl.8"
