@@ -3,8 +3,9 @@
 # 6.9+): slackctl policy load/run/unload, the ops' decisions applied (cpufreq
 # follows a policy the built-in law would not choose), garbage clamped or
 # refused and counted, the built-in law back at the next decision after an
-# unload or a killed loader, one set of ops at a time, rmmod refused while
-# ops are registered, nothing in dmesg.  On older kernels (Debian's 6.1)
+# unload or a killed loader, one set of ops at a time, the boost rule's
+# priority without SLACKGOV_OPS_F_RAW and the ops' with it, rmmod refused
+# while ops are registered, nothing in dmesg.  On older kernels (Debian's 6.1)
 # the ops are compiled out: policy load fails with one line, nothing
 # changes, and the rest is skipped.  The view's content is checked through
 # a policy that echoes it into its value (selftests/governor/progs/).
@@ -35,7 +36,7 @@ if [ "$kv" -lt 609 ]; then
 	ktap_finished
 fi
 
-ktap_plan 28
+ktap_plan 29
 sg_defer "rm -f $PPIN"
 trace_on || ktap_note "no slackgov trace events"
 ktap_eq builtin "$(cat $LAW)" "law: builtin before any policy"
@@ -135,6 +136,14 @@ echo > $TR/trace
 "$INJ" -C 1 -s 10 -d 600 > /dev/null
 ktap_check 'grep -q "policy=1 law=bpf:mid .* freq=$(fmax 1) result=rule" $TR/trace' \
 	"boost without the RAW flag: the built-in max stands (result=rule)"
+"$S" policy unload > /dev/null
+# ... and with it the ops decide in the boost and the stale hold that follows
+"$S" policy load "$P/raw_policy.bpf.o" > /dev/null
+echo > $TR/trace
+"$INJ" -C 1 -s 10 -d 600 > /dev/null
+ktap_check 'grep -q "policy=1 law=bpf:raw builtin=$(fmax 1) .* freq=$fmid result=ok" $TR/trace &&
+	! grep -q "law=bpf:raw .* result=rule" $TR/trace' \
+	"boost with SLACKGOV_OPS_F_RAW: the ops' mid range applied over the built-in max (result=ok)"
 "$S" policy unload > /dev/null
 ktap_eq "$bad0" "$(dmesg_bad)" "no WARNING, Oops or BUG in dmesg"
 [ "$KTAP_FAIL" -eq 0 ] || dmesg | tail -40 | sed 's/^/# dmesg: /'
