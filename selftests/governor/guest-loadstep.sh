@@ -29,6 +29,11 @@ ktap_plan 7
 	ktap_skip_all "sgserver, sgclient or slackctl not built"
 [ -d $TR/events/slackgov ] || [ -e "$SG_BUILD/kmod/slackgov.ko" ] || ktap_skip_all "slackgov.ko not built"
 taskset -p 1 $$ >/dev/null 2>&1
+# lr_down's single rmmod can meet EAGAIN while the BPF side's module
+# references drop: retry (common.sh), then vfreq, so that the next test
+# finds no module of this one
+sg_defer "sg_rmmod vfreq 2>/dev/null"
+sg_defer sg_rmmod_slackgov
 sg_defer lr_down
 # tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
 LR_HOOKS=tracepoint
