@@ -128,7 +128,8 @@
  *
  * 7. **Utilization.**  On-CPU time of the target's threads (the
  *    scheduler's ``se.sum_exec_runtime``, read at ``sched_switch``),
- *    ``util = 1000 * oncpu_ns / len`` (2000 = two CPUs busy), and the CPUs they ran on (``cpus``; a window in which the target
+ *    ``util = 1000 * oncpu_ns / len`` (2000 = two CPUs busy), and the
+ *    CPUs they ran on (``cpus``; a window in which the target
  *    did not run names those of its last running window, so the module
  *    knows which policies an idle window concerns).  A run is counted when
  *    the thread leaves the CPU, whole, in the window open then: one that ran
@@ -136,9 +137,10 @@
  *    server) counts in the last, whose util can then exceed 1000 per CPU
  *    while the ones before it show less.  Nothing is lost, so util averaged
  *    over windows, ``total_oncpu_ns`` and the governor's work per request
- *    (on-CPU time over requests answered) are exact; clipping each run to
- *    its last window dropped the busy periods' start, and with it the
- *    CPU time of the loads near saturation where it matters most.
+ *    (on-CPU time over requests answered) are exact.  A run is not clipped
+ *    to the window it ends in: that would drop the start of every busy
+ *    period, and with it the CPU time of the loads near saturation, where
+ *    it matters most.
  *
  * 8. **Blind spots.**  io_uring submissions and completions are not
  *    syscalls of the send/recv families, nor is ``io_uring_enter`` a wait:
