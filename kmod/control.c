@@ -93,10 +93,16 @@
  *    not a model), and it does not rise on a window that ran below 4/5 of
  *    the model's f_need (the policy held at its max, or still coming down):
  *    raising K cannot help there, and a K wound up during a host stall
- *    would hold the policy at max long after it.  The default gain 500
- *    settles in about two horizons without overshooting the budget by more
- *    than ~10 % against the lag of lat_q (selftests/governor/unit's closed
- *    loops).
+ *    would hold the policy at max long after it.  K is the workload's, not
+ *    the slot's: it is kept per target and SLO (sg_obs_k_keep()) across the
+ *    restarts of the target's slots (a governor switch, suspend or CPU
+ *    hotplug restarts the governor, which clears them), so that a restart
+ *    does not learn it again from c_q; a slot that takes a kept K holds it
+ *    for one horizon, whose tail is of requests served before the restart,
+ *    by another governor.  A new SLO or an exited target starts from c_q.
+ *    The default gain 500 settles in about two horizons without
+ *    overshooting the budget by more than ~10 % against the lag of lat_q
+ *    (selftests/governor/unit's closed loops).
  *    f_need is at least L * 1000 / SG_SLO_RHO_MAX (900): the law never
  *    plans the server more than 90 % busy, where its queue (9 service
  *    times on average in M/M/1) grows faster than windows can show it.
@@ -376,6 +382,8 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		o->work_len = len_us;
 		o->work_f = 0;
 		o->slo_us = 0;		/* K starts again below */
+		o->since_ns = now;
+		o->k_hold_ns = 0;
 	} else {
 		/* the work's sums forget with tau SG_WORK_TAU_US */
 		u32 d = div_u64((u64)SG_WORK_TAU_US << 10, SG_WORK_TAU_US + len_us);
@@ -395,7 +403,8 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	/* step 2: a new SLO restarts K from the model's c_q */
 	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q)
 		o->k_log = s->slo_us ? sg_slo_k_log0(s->slo_q) : 0;
-	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us) {
+	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us &&
+	    !(o->k_hold_ns && now - o->k_hold_ns < (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
 		u32 t = sg_slo_budget_us(s->slo_us, slo_margin);
 		s32 k0 = sg_slo_k_log0(s->slo_q);
 		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
@@ -430,6 +439,34 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	o->svc_us = s->svc_us;
 	o->f_khz = f_khz;
 	o->stamp_ns = now;
+}
+
+/**
+ * sg_obs_k_keep - keep the target's K across a restart of slot @o (step 2)
+ * @o:		the slot, just updated with @s (sg_obs_update())
+ * @s:		the sample
+ * @now:	the time sg_obs_update() was given
+ * @m:		the target's K memory, which the caller serialises
+ *
+ * A slot that started again (a new slot, or one idle past the reset age:
+ * a governor restart clears them all) for the SLO @m was learnt for takes
+ * its K from @m and holds it for one horizon; then @m follows the slot.  An
+ * exited target's memory is dropped.
+ */
+void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
+		   struct sg_k_mem *m)
+{
+	if (s->flags & SLACKGOV_SAMPLE_EXITED || !s->slo_us) {
+		m->slo_us = 0;
+		return;
+	}
+	if (o->since_ns == now && m->slo_us == s->slo_us && m->slo_q == s->slo_q) {
+		o->k_log = m->k_log;
+		o->k_hold_ns = now;
+	}
+	m->slo_us = s->slo_us;
+	m->slo_q = s->slo_q;
+	m->k_log = o->k_log;
 }
 
 /* ---- steps 2, 3, 6: combining the fresh targets ------------------------------- */

@@ -97,6 +97,9 @@ struct sg_limits {
  * @work_cyc, @work_req, @work_len: decayed sums of on-CPU cycles (us*kHz),
  *		requests (1/256) and window time (us) that @work_f comes from
  * @k_log:	log2 of the SLO law's gain K, 1/65536 units
+ * @since_ns:	when the slot (re)started
+ * @k_hold_ns:	K recalled from before a restart at this time: it holds for
+ *		one tail horizon (0: not held)
  */
 struct sg_obs {
 	u64	stamp_ns;
@@ -114,6 +117,18 @@ struct sg_obs {
 	u32	load_f;
 	u64	work_f;
 	u64	work_cyc, work_req, work_len;
+	s32	k_log;
+	u64	since_ns, k_hold_ns;
+};
+
+/**
+ * struct sg_k_mem - a target's K as last learnt, kept across the restarts of
+ * its slots (step 2): the SLO it was learnt for and log2(K)
+ * @slo_us, @slo_q: the SLO (0: nothing kept)
+ * @k_log:	log2(K), 1/65536 units
+ */
+struct sg_k_mem {
+	u32	slo_us, slo_q;
 	s32	k_log;
 };
 
@@ -210,6 +225,8 @@ struct sg_signal {
 
 void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
 		   u32 slo_margin, u32 slo_gain);
+void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
+		   struct sg_k_mem *m);
 void sg_ctl_begin(struct sg_ctl_in *in);
 void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_law_params *p,
 		const struct sg_limits *lim, u64 now);

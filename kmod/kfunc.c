@@ -38,6 +38,13 @@ DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
 				 SLACKGOV_SAMPLE_EXITED)
 
 /*
+ * Each target's K as last learnt (control.c step 2), kept across governor
+ * restarts, which clear the slots; the lock nests inside a CPU's slot lock.
+ */
+static struct sg_k_mem sg_k_mem[SLACKGOV_MAX_TARGETS];
+static DEFINE_RAW_SPINLOCK(sg_k_lock);
+
+/*
  * Store @s as the latest sample of its target on @cpu: that target's slot,
  * else an empty one, else the least recently reported.  The control law
  * updates the slot's filters (control.c step 1).
@@ -62,6 +69,9 @@ static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample
 			victim = o;
 	}
 	sg_obs_update(victim, s, now, f_khz, READ_ONCE(t->slo_margin), READ_ONCE(t->slo_gain));
+	raw_spin_lock(&sg_k_lock);
+	sg_obs_k_keep(victim, s, now, &sg_k_mem[s->target]);
+	raw_spin_unlock(&sg_k_lock);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }
 

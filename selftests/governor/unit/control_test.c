@@ -210,6 +210,49 @@ static void test_slo_arith(void)
 	CHECK(o.k_log == sg_slo_k_log0(9990), "a new percentile restarts K from its c_q");
 }
 
+/* step 2: K kept per target across the restart of its slots */
+static void test_k_keep(void)
+{
+	struct slackgov_sample s = slo_sample(1, 500, 100, 2000, 3200, 10, SG_SLO_HORIZON);
+	struct sg_k_mem m = {};
+	struct sg_obs o = {};
+	s32 k0 = sg_slo_k_log0(9900), k1;
+	u64 now = 1000 * MS;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+		sg_obs_k_keep(&o, &s, now, &m);
+	}
+	k1 = o.k_log;
+	CHECK(k1 > k0 && m.k_log == k1 && m.slo_us == 2000, "the memory follows the slot's K");
+	o = (struct sg_obs){};		/* a governor restart clears the slots */
+	now += 5000 * MS;
+	sg_obs_update(&o, &s, now, FMAX, 200, 500);
+	sg_obs_k_keep(&o, &s, now, &m);
+	CHECK(o.k_log == k1 && o.k_hold_ns == now, "a restarted slot takes the kept K");
+	s.lat_q_us = 800;
+	for (i = 0; i < 190; i++) {	/* 1.9 s of a tail half the budget */
+		sg_obs_update(&o, &s, now + (i + 1) * 10 * MS, FMAX, 200, 500);
+		sg_obs_k_keep(&o, &s, now + (i + 1) * 10 * MS, &m);
+	}
+	CHECK(o.k_log == k1, "... and holds it for the first horizon (the tail is from before)");
+	sg_obs_update(&o, &s, now + 2010 * MS, FMAX, 200, 500);
+	CHECK(o.k_log < k1, "... then learns again");
+	o = (struct sg_obs){};
+	s.slo_us = 4000;
+	s.lat_q_us = 3200;	/* at its budget: no step */
+	now += 10000 * MS;
+	sg_obs_update(&o, &s, now, FMAX, 200, 500);
+	sg_obs_k_keep(&o, &s, now, &m);
+	CHECK(o.k_log == k0 && !o.k_hold_ns && m.slo_us == 4000,
+	      "another SLO starts from c_q, and the memory follows it");
+	s.flags = SLACKGOV_SAMPLE_EXITED;
+	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
+	sg_obs_k_keep(&o, &s, now, &m);
+	CHECK(!m.slo_us, "an exited target's K is dropped");
+}
+
 static void test_pid_steps(void)
 {
 	struct slackgov_sample s = sample(1, 800);
@@ -525,6 +568,7 @@ int main(void)
 	test_fixed_point();
 	test_filter();
 	test_slo_arith();
+	test_k_keep();
 	test_pid_steps();
 	test_ff_bounds();
 	test_slo_steps();
