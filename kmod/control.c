@@ -351,8 +351,10 @@ static u64 sg_slo_need(const struct sg_obs *o, u32 t)
  * @slo_margin, @slo_gain: the knobs
  *
  * Context: any; the caller holds the slot's lock.
+ * Return: true when the slot started again from this window (a new slot,
+ * another target's, or one not seen for the reset age).
  */
-void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
+bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
 		   u32 slo_margin, u32 slo_gain)
 {
 	bool idle = s->flags & SLACKGOV_SAMPLE_IDLE;
@@ -382,7 +384,6 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		o->work_len = len_us;
 		o->work_f = 0;
 		o->slo_us = 0;		/* K starts again below */
-		o->since_ns = now;
 		o->k_hold_ns = 0;
 	} else {
 		/* the work's sums forget with tau SG_WORK_TAU_US */
@@ -439,6 +440,7 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	o->svc_us = s->svc_us;
 	o->f_khz = f_khz;
 	o->stamp_ns = now;
+	return fresh;
 }
 
 /**
@@ -446,6 +448,7 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
  * @o:		the slot, just updated with @s (sg_obs_update())
  * @s:		the sample
  * @now:	the time sg_obs_update() was given
+ * @restarted:	what sg_obs_update() returned
  * @m:		the target's K memory, which the caller serialises
  *
  * A slot that started again (a new slot, or one idle past the reset age:
@@ -454,13 +457,13 @@ void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
  * exited target's memory is dropped.
  */
 void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
-		   struct sg_k_mem *m)
+		   bool restarted, struct sg_k_mem *m)
 {
 	if (s->flags & SLACKGOV_SAMPLE_EXITED || !s->slo_us) {
 		m->slo_us = 0;
 		return;
 	}
-	if (o->since_ns == now && m->slo_us == s->slo_us && m->slo_q == s->slo_q) {
+	if (restarted && m->slo_us == s->slo_us && m->slo_q == s->slo_q) {
 		o->k_log = m->k_log;
 		o->k_hold_ns = now;
 	}

@@ -97,7 +97,6 @@ struct sg_limits {
  * @work_cyc, @work_req, @work_len: decayed sums of on-CPU cycles (us*kHz),
  *		requests (1/256) and window time (us) that @work_f comes from
  * @k_log:	log2 of the SLO law's gain K, 1/65536 units
- * @since_ns:	when the slot (re)started
  * @k_hold_ns:	K recalled from before a restart at this time: it holds for
  *		one tail horizon (0: not held)
  */
@@ -118,7 +117,7 @@ struct sg_obs {
 	u64	work_f;
 	u64	work_cyc, work_req, work_len;
 	s32	k_log;
-	u64	since_ns, k_hold_ns;
+	u64	k_hold_ns;
 };
 
 /**
@@ -223,10 +222,10 @@ struct sg_signal {
 /* After the stale timeout, the safe frequency is held this long (step 5). */
 #define SG_SAFE_HOLD_MS		5000
 
-void sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
+bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
 		   u32 slo_margin, u32 slo_gain);
 void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
-		   struct sg_k_mem *m);
+		   bool restarted, struct sg_k_mem *m);
 void sg_ctl_begin(struct sg_ctl_in *in);
 void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_law_params *p,
 		const struct sg_limits *lim, u64 now);

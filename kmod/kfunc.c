@@ -56,6 +56,7 @@ static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample
 	u32 f_khz = READ_ONCE(sp->policy->cur);
 	struct sg_obs *o, *victim = NULL;
 	unsigned long flags;
+	bool restarted;
 	int i;
 
 	raw_spin_lock_irqsave(&c->lock, flags);
@@ -68,9 +69,10 @@ static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample
 		if (!victim || o->stamp_ns < victim->stamp_ns)
 			victim = o;
 	}
-	sg_obs_update(victim, s, now, f_khz, READ_ONCE(t->slo_margin), READ_ONCE(t->slo_gain));
+	restarted = sg_obs_update(victim, s, now, f_khz, READ_ONCE(t->slo_margin),
+				  READ_ONCE(t->slo_gain));
 	raw_spin_lock(&sg_k_lock);
-	sg_obs_k_keep(victim, s, now, &sg_k_mem[s->target]);
+	sg_obs_k_keep(victim, s, now, restarted, &sg_k_mem[s->target]);
 	raw_spin_unlock(&sg_k_lock);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
 }

@@ -210,6 +210,15 @@ static void test_slo_arith(void)
 	CHECK(o.k_log == sg_slo_k_log0(9990), "a new percentile restarts K from its c_q");
 }
 
+/* kfunc.c's sg_store() for one slot: the window, then the K memory */
+static bool store(struct sg_obs *o, const struct slackgov_sample *s, u64 now, struct sg_k_mem *m)
+{
+	bool restarted = sg_obs_update(o, s, now, FMAX, 200, 500);
+
+	sg_obs_k_keep(o, s, now, restarted, m);
+	return restarted;
+}
+
 /* step 2: K kept per target across the restart of its slots */
 static void test_k_keep(void)
 {
@@ -220,22 +229,18 @@ static void test_k_keep(void)
 	u64 now = 1000 * MS;
 	int i;
 
-	for (i = 0; i < 3; i++) {
-		sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
-		sg_obs_k_keep(&o, &s, now, &m);
-	}
+	CHECK(store(&o, &s, now += 10 * MS, &m) && !store(&o, &s, now += 10 * MS, &m),
+	      "sg_obs_update() says when the slot started again");
+	store(&o, &s, now += 10 * MS, &m);
 	k1 = o.k_log;
 	CHECK(k1 > k0 && m.k_log == k1 && m.slo_us == 2000, "the memory follows the slot's K");
 	o = (struct sg_obs){};		/* a governor restart clears the slots */
 	now += 5000 * MS;
-	sg_obs_update(&o, &s, now, FMAX, 200, 500);
-	sg_obs_k_keep(&o, &s, now, &m);
+	store(&o, &s, now, &m);
 	CHECK(o.k_log == k1 && o.k_hold_ns == now, "a restarted slot takes the kept K");
 	s.lat_q_us = 800;
-	for (i = 0; i < 190; i++) {	/* 1.9 s of a tail half the budget */
-		sg_obs_update(&o, &s, now + (i + 1) * 10 * MS, FMAX, 200, 500);
-		sg_obs_k_keep(&o, &s, now + (i + 1) * 10 * MS, &m);
-	}
+	for (i = 0; i < 190; i++)	/* 1.9 s of a tail half the budget */
+		store(&o, &s, now + (i + 1) * 10 * MS, &m);
 	CHECK(o.k_log == k1, "... and holds it for the first horizon (the tail is from before)");
 	sg_obs_update(&o, &s, now + 2010 * MS, FMAX, 200, 500);
 	CHECK(o.k_log < k1, "... then learns again");
@@ -243,13 +248,11 @@ static void test_k_keep(void)
 	s.slo_us = 4000;
 	s.lat_q_us = 3200;	/* at its budget: no step */
 	now += 10000 * MS;
-	sg_obs_update(&o, &s, now, FMAX, 200, 500);
-	sg_obs_k_keep(&o, &s, now, &m);
+	store(&o, &s, now, &m);
 	CHECK(o.k_log == k0 && !o.k_hold_ns && m.slo_us == 4000,
 	      "another SLO starts from c_q, and the memory follows it");
 	s.flags = SLACKGOV_SAMPLE_EXITED;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 200, 500);
-	sg_obs_k_keep(&o, &s, now, &m);
+	store(&o, &s, now += 10 * MS, &m);
 	CHECK(!m.slo_us, "an exited target's K is dropped");
 }
 
