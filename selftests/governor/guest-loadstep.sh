@@ -35,8 +35,7 @@ taskset -p 1 $$ >/dev/null 2>&1
 sg_defer "sg_rmmod vfreq 2>/dev/null"
 sg_defer sg_rmmod_slackgov
 sg_defer lr_down
-# tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
-LR_HOOKS=tracepoint
+LR_HOOKS=$SG_LOOP_HOOKS
 lr_up || { ktap_fail "platform, slackgov and slackctl up"; ktap_finished; }
 lr_server_start 2 epoll 1000 || { ktap_fail "sgserver started"; ktap_finished; }
 # Capacity: what the server completes at fmax when overloaded, measured now

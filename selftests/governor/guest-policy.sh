@@ -62,8 +62,7 @@ if [ -n "${SG_FAST_SWITCH:-}" ]; then
 	ktap_skip "status shows law bpf:util80" "checked by guest-policy.sh"
 else
 	sg_defer "$S unload > /dev/null 2>&1"
-	# tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
-	"$S" load --hooks tracepoint > /dev/null
+	"$S" load --hooks "$SG_LOOP_HOOKS" > /dev/null
 	ktap_check '"$S" status | grep -q "^policy1 .* bpf:util80\$" &&
 		"$S" -j status | grep -q "\"law\": \"bpf:util80\""' "status shows law bpf:util80"
 	"$S" unload > /dev/null

@@ -30,8 +30,7 @@ STALE=/sys/devices/system/cpu/cpufreq/slack/stale_ms
 ostale=$(cat $STALE)
 echo 500 > $STALE
 sg_defer "echo $ostale > $STALE"
-# tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
-"$S" load --hooks tracepoint > /dev/null
+"$S" load --hooks "$SG_LOOP_HOOKS" > /dev/null
 sg_defer "$S unload"
 
 taskset -c 1 "$B/sgserver" -p 0 -t 1 -s 500 > srv.out 2>/dev/null &

@@ -19,8 +19,7 @@ MGET=20			# keys per get (the bench asks for more; here answers count)
 [ -x "$S" ] && [ -x "$B/sgclient" ] && [ -x "$B/sgwin" ] || ktap_skip_all "slackctl, sgclient or sgwin not built"
 
 ktap_plan 7
-# tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
-"$S" load --hooks tracepoint > /dev/null
+"$S" load --hooks "$SG_LOOP_HOOKS" > /dev/null
 sg_defer "$S unload > /dev/null 2>&1"
 
 taskset -c 1 "$MC" -u root -l 127.0.0.1 -p $PORT -U 0 -t 2 2> mc.err &

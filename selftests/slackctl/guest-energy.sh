@@ -83,8 +83,7 @@ ktap_check '[ "$lo1" -gt 0 ] && [ "$hi1" -gt $((lo1 * 3 / 2)) ] && [ "$lo1" -lt 
 	"cpu1's counter grows faster at fmax than at fmin, and is a part of the package's"
 
 # -- slackctl: joules per request of the targets
-# tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
-ktap_run_ok "slackctl load" "$S" load --hooks tracepoint
+ktap_run_ok "slackctl load" "$S" load --hooks "$SG_LOOP_HOOKS"
 sg_defer "$S unload"
 start_server taskset -c 1 "$B/sgserver" -t 1 -s 50
 ktap_run_ok "target add --pid on the server" "$S" target add --pid $SPID

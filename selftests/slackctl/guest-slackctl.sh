@@ -44,8 +44,7 @@ bad=$(awk '$1 != "window" && $1 != "window_sends" && $1 != "rate_limit_us" && $2
 ktap_eq "" "$bad" "slackctl's governor defaults are the module's"
 
 # -- load: the module is there, so the feed is on
-# tracepoint hooks: 2 s to load under TCG where fentry's 34 trampolines take 15 s; guest-hooks.sh tests both
-ktap_check '"$S" load --hooks tracepoint | grep -q "loaded, feed: on (slackgov.ko)"' "load says the feed is on"
+ktap_check '"$S" load --hooks "$SG_LOOP_HOOKS" | grep -q "loaded, feed: on (slackgov.ko)"' "load says the feed is on"
 ktap_check '[ -e $PIN/windows ] && [ -e $PIN/links/sg_switch ]' "maps and links are pinned"
 sc_json "status -j / -p" status
 ktap_check 'grep -q "\"feed\": true, \"module\": true" j.out' "status -j: feed and module on"
@@ -146,7 +145,7 @@ ktap_run_ok "unload" "$S" unload
 ktap_check '[ ! -e $PIN ]' "no pin is left"
 
 # -- --feed off with the module there: metrics only, and status says why
-ktap_check '"$S" load --hooks tracepoint --feed off | grep -q "loaded, feed: off (--feed off)"' "load --feed off"
+ktap_check '"$S" load --hooks "$SG_LOOP_HOOKS" --feed off | grep -q "loaded, feed: off (--feed off)"' "load --feed off"
 ktap_check '"$S" status | grep -q "^feed: off (slackgov.ko is loaded: slackctl unload; slackctl load)" &&
 	"$S" -j status | grep -q "\"feed\": false, \"module\": true"' "status: feed off, module loaded"
 ktap_run_ok "unload" "$S" unload
@@ -155,7 +154,7 @@ ktap_check '[ ! -e $PIN ]' "no pin is left"
 # -- a load that loses a race with rmmod (the module goes between the feed
 # check and the load): it says the module went away and pins nothing
 for p in 0 1; do echo performance > /sys/devices/system/cpu/cpufreq/policy$p/scaling_governor; done
-SLACKCTL_TEST_STOP_BEFORE_LOAD=1 "$S" load --hooks tracepoint > race.out 2> race.err &
+SLACKCTL_TEST_STOP_BEFORE_LOAD=1 "$S" load --hooks "$SG_LOOP_HOOKS" > race.out 2> race.err &
 lp=$!
 for i in $(seq 1 100); do
 	[ "$(awk '{print $3}' /proc/$lp/stat 2> /dev/null)" = T ] && break
