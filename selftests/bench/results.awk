@@ -40,7 +40,7 @@
 	if (!(k in emin) || $11 < emin[k]) emin[k] = $11
 	if (!(k in emax) || $11 > emax[k]) emax[k] = $11
 	if ($14 != "") { sw[k] += $14; so[k] += $15; hassw[k] = 1 }
-	if ($16 != "" && $16 > 0) { sp99[k] += $16; nsp[k]++ }
+	if ($16 != "" && $16 > 0) { sp99[k] += $16; nsp[k]++; rsp99[k, r] = $16 + 0 }
 	m = split($13, st, ";")
 	for (i = 1; i <= m; i++) {
 		split(st[i], kv, "=")
@@ -117,8 +117,16 @@ function violations(w, g,   i, k, r, v) {
 function capsjoin(w, sep,   j, s) { s = ""; for (j = 1; j <= ncap[w]; j++) s = s (j > 1 ? sep : "") capv[w, j]; return s }
 
 # verdict_of W: issue 15's goal, criterion by criterion (crit[w, 1..4]: "" met,
-# else where it is missed; cn[w, c]: how many loads it was checked at)
-function verdict_of(w,   i, l, ks, kp, ku, r, c, d) {
+# else where it is missed and what bounds it there; cn[w, c]: how many loads
+# it was checked at).  A miss names what a reader needs to tell the law's
+# fault from the rig's or the goal's: for the SLO, slackgov's server-side
+# p99 of that repetition (within the SLO: the excess lies between the
+# server's answer and the client); against schedutil, whether schedutil held
+# the SLO and where the oracle itself stands (a fixed frequency that meets
+# the SLO and is not 15 % below schedutil puts criterion 3 out of reach of
+# any governor that holds it); against the oracle, how close the oracle's
+# p99 came to the SLO, and slack's.
+function verdict_of(w,   i, l, ks, kp, ku, r, c, d, why) {
 	for (c = 1; c <= 4; c++) { crit[w, c] = ""; cn[w, c] = 0 }
 	for (i = 1; i <= nl; i++) {
 		l = lv[i]
@@ -128,21 +136,27 @@ function verdict_of(w,   i, l, ks, kp, ku, r, c, d) {
 			cn[w, 1]++
 			for (r = 1; r <= nreps; r++)
 				if (hasrep[ks, r] && hasrep[kp, r] && rp99[kp, r] <= slo[w] && rp99[ks, r] > slo[w])
-					crit[w, 1] = add(crit[w, 1], sprintf("%d%% rep %d (p99 %.0f us, performance %.0f us)", l, r, rp99[ks, r], rp99[kp, r]))
+					crit[w, 1] = add(crit[w, 1], sprintf("%d%% rep %d (p99 %.0f us, performance %.0f us%s)", l, r,
+						rp99[ks, r], rp99[kp, r], ((ks, r) in rsp99) ? sprintf("; server-side %.0f us, %s", rsp99[ks, r],
+						rsp99[ks, r] <= slo[w] ? "within the SLO" : "over it") : ""))
 		}
 		if (n[ku] && mean(epr, ku) > 0) {
 			d = 100 * (mean(epr, ks) / mean(epr, ku) - 1)
+			why = sprintf("; schedutil over the SLO in %d/%d", viol[ku], n[ku])
+			if ((w, l) in oepr)
+				why = why sprintf(", the oracle %+.1f%% against it", 100 * (oepr[w, l] / mean(epr, ku) - 1))
 			cn[w, 2]++
-			if (d > 0) crit[w, 2] = add(crit[w, 2], sprintf("%d%% (%+.1f%%)", l, d))
+			if (d > 0) crit[w, 2] = add(crit[w, 2], sprintf("%d%% (%+.1f%%%s)", l, d, why))
 			if (l >= 30 && l <= 70) {
 				cn[w, 3]++
-				if (d > -15) crit[w, 3] = add(crit[w, 3], sprintf("%d%% (%+.1f%%)", l, d))
+				if (d > -15) crit[w, 3] = add(crit[w, 3], sprintf("%d%% (%+.1f%%%s)", l, d, why))
 			}
 		}
 		if ((w, l) in oepr) {
 			cn[w, 4]++
 			d = 100 * (mean(epr, ks) / oepr[w, l] - 1)
-			if (d > 10) crit[w, 4] = add(crit[w, 4], sprintf("%d%% (%+.1f%% against %s)", l, d, ofix[w, l]))
+			if (d > 10) crit[w, 4] = add(crit[w, 4], sprintf("%d%% (%+.1f%% against %s, whose p99 is %.0f%% of the SLO; slack's %.0f%%)",
+				l, d, ofix[w, l], 100 * op99[w, l] / slo[w], 100 * mean(p99, ks) / slo[w]))
 		} else if (nf[w]) {
 			cn[w, 4]++
 			crit[w, 4] = add(crit[w, 4], sprintf("%d%% (no fixed frequency meets the SLO)", l))
