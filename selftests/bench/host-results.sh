@@ -6,7 +6,8 @@
 # disturbed with its verdict withheld, a repetition over the SLO where
 # performance met it is reported as a miss, the bursty table is read, a
 # workload measured at fewer loads (the real server's reduced matrix) gets
-# tables and JSON of its own loads only.
+# tables and JSON of its own loads only, and compare tells two runs that
+# agree from two that do not.
 . "$SG_TOP/selftests/lib/ktap.sh"
 
 D=$(mktemp -d)
@@ -66,7 +67,7 @@ agg() {	# agg MODE: the fixtures aggregated
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 16
+ktap_plan 18
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -91,6 +92,18 @@ ktap_eq "0.9 0.6667" "$(q 'round(j["fidelity"]["steady"]["latency"]["spearman"],
 ktap_eq "10 30 50 70|10 30 50 70|True True True True|900 910 905" \
 	"$(q '"|".join((" ".join(w["memcached"]["control"]["slack"]), " ".join(w["memcached"]["oracle"]), " ".join(str(w["memcached"]["verdict"][c]["met"]) for c in "1234"), " ".join(map(str, w["memcached"]["capacities_rps"]))))')" \
 	"a workload at 4 loads (the real server's matrix): its cells, oracle, verdict and capacities, no 90% load"
+# two runs in a row (selftests/bench/compare): the same run agrees with
+# itself; one whose slack cell at 50 % costs 10 % more does not, and the load
+# is named
+CMP=$SG_TOP/selftests/bench/compare
+ktap_check '"$CMP" "$D/results.json" "$D/results.json" | grep -q "^runs agree within 5 points"' \
+	"compare: a run agrees with itself"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
+j["workloads"]["steady"]["control"]["slack"]["50"]["energy_j_per_req"] *= 1.1
+json.dump(j, open(sys.argv[2], "w"))' "$D/results.json" "$D/b.json"
+ktap_eq "1|    50%   -25.0%   -17.5%   +7.5  > 5.0" \
+	"$("$CMP" "$D/results.json" "$D/b.json" > "$D/cmp.out"; echo "$?|$(grep "^ *50%" "$D/cmp.out")")" \
+	"compare: slack 10 % dearer at one load is 7.5 points apart there: the runs do not agree (exit 1)"
 agg rst > "$D/results.rst"
 # the memcached section, from its title to the fidelity table: every table
 # with a governor header row lists its 4 loads, none has a 90 % column
