@@ -49,16 +49,28 @@
  *    arrival``, ``queueing = read - arrival``, ``service = now - read``,
  *    added to the open window (atomic adds: count, sums, and the bucket
  *    ``slackgov_lat_bucket(latency in us)`` of the window's histogram).
- *    The pending request is then cleared: further sends of the same answer
- *    are not new requests.
+ *    Every answer of the read is timed, as the send family counts answers
+ *    (``rps``): the first from the read's oldest byte, each later one from
+ *    the newest byte the read took (``rd_last_ns``, ``last_ns`` when it
+ *    read), a lower bound of the arrival of the request it answers.  The
+ *    read's answers end at its thread's next wait (``lat_wait()``) or
+ *    read.
  *
  * Attribution:
  *
- * - Several requests in one read (pipelining, or a backlog read at once)
- *   are one request, timed from its oldest byte to the first answer.
- * - A second read on the same fd before the answer (a request in several
- *   segments, or read in pieces) keeps the first arrival; a read on another
- *   fd before the answer replaces the pending request, which is not timed.
+ * - Several requests in one read (pipelining, or a backlog read at once),
+ *   answered one send each: the first from the oldest byte, the others
+ *   from the newest byte read, so that the requests that waited behind the
+ *   first one's service, the tail of a busy server, are timed (with their
+ *   wait in the socket before the newest byte's arrival left out).  One
+ *   send for all of them: one request, the oldest's latency, their most.
+ * - One answer in several sends (a header then a body, a large answer in
+ *   pieces): the first send times it from its first byte, each further
+ *   one from its newest, up to the end of the last: one request counts
+ *   once per send, as in ``rps``.
+ * - A second read on the same fd before the first answer (a request in
+ *   several segments, or read in pieces) keeps the first arrival; a read on
+ *   another fd before it replaces the pending request, which is not timed.
  * - Keep-alive connections: each request is timed from its own first byte,
  *   since a read that empties the socket clears its stamp.
  * - The first request of a connection: the socket has no storage until a
@@ -67,7 +79,8 @@
  *   handshake's last ACK) is not seen by ``tcp_probe`` either.
  * - Blind: a request answered by another thread than the one that read it
  *   (not timed; a later send on the same fd by the reader would time it
- *   against the old arrival), UDP and other non-TCP sockets (no arrival,
+ *   against the old arrival), a send that answers nothing before the
+ *   thread's next wait or read (a push: timed as one more answer), UDP and other non-TCP sockets (no arrival,
  *   no read event: not timed), io_uring and ``splice``/``sendfile`` paths
  *   that are not send-family syscalls, and TLS offload or other in-kernel
  *   consumers of the socket.  The time before the first byte reaches the
@@ -152,11 +165,12 @@ static __always_inline void lat_read(struct sock *sk)
 	tp = bpf_skc_to_tcp_sock(sk);
 	if (!ss || !tp)
 		return;
+	now = bpf_ktime_get_ns();
 	if (!th->rd_ns) {		/* the first read of this call */
-		now = bpf_ktime_get_ns();
 		th->rd_arr_ns = ss->first_ns && ss->first_ns <= now ? ss->first_ns : now;
 		th->rd_ns = now;
 	}
+	th->rd_last_ns = ss->last_ns && ss->last_ns <= now ? ss->last_ns : now;
 	ss->first_ns = tp->rcv_nxt == tp->copied_seq ? 0 : ss->last_ns;
 }
 
@@ -167,20 +181,32 @@ static __always_inline void lat_enter(struct sg_thread *th, int fd)
 	th->rd_ns = 0;
 }
 
-/* A recv returned data: the request it read is pending on the thread. */
+/* A recv returned data: the request(s) it read are pending on the thread. */
 static __always_inline void lat_recv_done(struct sg_thread *th)
 {
 	if (!th->rd_ns)
 		return;			/* not a TCP read */
-	if (!th->lat_read_ns || th->lat_fd != th->fd) {
+	if (!th->lat_read_ns || th->lat_fd != th->fd || th->lat_answered) {
 		th->lat_arr_ns = th->rd_arr_ns;
 		th->lat_read_ns = th->rd_ns;
 		th->lat_fd = th->fd;
+		th->lat_answered = 0;
 	}
+	th->lat_last_ns = th->rd_last_ns;	/* the newest byte read so far */
 	th->rd_ns = 0;
 }
 
-/* A send returned at @now: if it answers the pending request, time it. */
+/* The thread waits for events: a read it answered has had all its answers. */
+static __always_inline void lat_wait(struct sg_thread *th)
+{
+	if (th->lat_answered)
+		th->lat_read_ns = 0;
+}
+
+/*
+ * A send returned at @now: if it answers the pending read, time it, the
+ * first answer from the read's oldest byte, the next ones from its newest.
+ */
 static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, __u64 now)
 {
 	__u64 arr = th->lat_arr_ns, rd = th->lat_read_ns, lat;
@@ -188,7 +214,8 @@ static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, _
 
 	if (!rd || th->lat_fd != th->fd)
 		return;
-	th->lat_read_ns = 0;
+	th->lat_answered = 1;
+	th->lat_arr_ns = th->lat_last_ns < rd ? th->lat_last_ns : rd;
 	if (arr > rd || rd > now)
 		return;
 	lat = now - arr;

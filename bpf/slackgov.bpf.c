@@ -264,9 +264,13 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__s32 fd;		/* fd of the send or recv in progress */
 	__s32 lat_fd;		/* the pending request's socket */
 	__u64 rd_arr_ns;	/* this recv's first TCP read: its data's arrival */
+	__u64 rd_last_ns;	/* ... the newest arrival it read */
 	__u64 rd_ns;		/* ... and when it was read (0: no TCP read yet) */
-	__u64 lat_arr_ns;	/* the pending request: arrival of its first byte */
+	__u64 lat_arr_ns;	/* the pending read: arrival of its first byte, or
+				 * once answered, of its newest (the next answers') */
+	__u64 lat_last_ns;	/* ... arrival of the newest byte it took */
 	__u64 lat_read_ns;	/* ... and the read that took it (0: none pending) */
+	__u32 lat_answered;	/* ... answered at least once */
 };
 
 struct sg_sock {		/* socks map: a TCP socket a target thread read */
@@ -433,6 +437,7 @@ static __always_inline struct sg_thread *on_enter(struct pt_regs *regs, long id)
 	if (fam == SG_WAIT) {
 		__u32 slot = th->slot;
 
+		lat_wait(th);
 		end_busy(th, bpf_map_lookup_elem(&acc, &slot), th->enter_ns);
 	}
 	return th;

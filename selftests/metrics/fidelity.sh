@@ -224,7 +224,7 @@ fid_lat_run() {
 	$FID_RT taskset -c 1 "$B/sgserver" -p 0 -t 1 -s "$FID_LAT_SVC_US" > flsrv.out 2> flsrv.err &
 	_lspid=$!
 	sg_defer "kill $_lspid"
-	for _i in $(seq 1 60); do grep -q ready flsrv.out && break; sleep 0.25; done
+	for _i in $(seq 1 60); do grep -qs ready flsrv.out && break; sleep 0.25; done
 	FID_PORT=$(awk '/ready/ { print $2 }' flsrv.out)
 	FID_SLOT=$("$S" -j target add --pid $_lspid | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
 	[ -n "$FID_PORT" ] && [ -n "$FID_SLOT" ] || { ktap_note "latency server or target failed"; return 1; }

@@ -2,7 +2,8 @@
 # host-metrics.sh - the BPF side's metrics against the project's server and
 # client: sends counted equal requests served (observed RPS), slack falls as
 # load rises (also for a thread-per-connection server, whose workers wait in
-# blocking reads), a process that is not a target is not counted.
+# blocking reads), every answer to requests read at once is timed, a
+# process that is not a target is not counted.
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/lib/server.sh"
 
@@ -14,7 +15,7 @@ sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
 
-ktap_plan 11
+ktap_plan 12
 "$S" load > /dev/null
 start_server "$B/sgserver" -t 2 -s 100
 "$S" target add --pid $SPID > /dev/null
@@ -59,6 +60,12 @@ tl=$(tslack 200); th=$(tslack 20000)
 ktap_note "thread server: slack at 200 req/s ${tl:-?}, at 20000 req/s ${th:-?} ($(cut -c1-100 tw.out))"
 ktap_cmp "${tl:-0}" -gt 500 "thread per connection, light load: the workers mostly wait (blocking reads)"
 ktap_cmp "${th:-1000}" -lt "${tl:-0}" "thread per connection: slack is lower under overload"
+# under overload each read takes many pipelined requests, answered one send
+# each: every answer is timed (latency.bpf.h), not the first of each read
+fv() { sed -n "s/.* $1=\([0-9]*\).*/\1/p" tw.out | head -n 1; }
+ts=$(fv sends) tr=$(fv recvs) tn=$(fv nr_lat)
+ktap_check '[ "${tr:-0}" -gt 0 ] && [ $((tr * 2)) -le "${ts:-0}" ] && [ "${tn:-0}" -eq "$ts" ]' \
+	"pipelined requests read at once: every answer timed ($tn timed, $ts sends, $tr reads)"
 "$S" target del --pid $SPID > /dev/null
 kill $SPID
 
