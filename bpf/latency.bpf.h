@@ -80,10 +80,10 @@
  * - Blind: a request answered by another thread than the one that read it
  *   (not timed; a later send on the same fd by the reader would time it
  *   against the old arrival), a send that answers nothing before the
- *   thread's next wait or read (a push: timed as one more answer), UDP and other non-TCP sockets (no arrival,
- *   no read event: not timed), io_uring and ``splice``/``sendfile`` paths
- *   that are not send-family syscalls, and TLS offload or other in-kernel
- *   consumers of the socket.  The time before the first byte reaches the
+ *   thread's next wait or read (a push: timed as one more answer), UDP
+ *   and other non-TCP sockets (no arrival, no read event: not timed),
+ *   io_uring and ``splice``/``sendfile`` paths that are not send-family
+ *   syscalls, and TLS offload or other in-kernel consumers of the socket.  The time before the first byte reaches the
  *   socket (NIC, softirq backlog) and after the send returns (the answer
  *   in the send buffer, the network) is the client's, not the server's.
  *
@@ -149,6 +149,13 @@ static __always_inline void lat_arrival(struct sock *sk, struct sk_buff *skb)
 	ss->last_ns = now;
 }
 
+/* An arrival stamp read at @now: itself, or @now if there is none (0) or it
+ * is later (a segment stamped on another CPU after @now was read). */
+static __always_inline __u64 lat_stamp(__u64 t, __u64 now)
+{
+	return t && t <= now ? t : now;
+}
+
 /* A TCP socket's data was copied to the current thread (tcp_rcv_space_adjust). */
 static __always_inline void lat_read(struct sock *sk)
 {
@@ -167,10 +174,10 @@ static __always_inline void lat_read(struct sock *sk)
 		return;
 	now = bpf_ktime_get_ns();
 	if (!th->rd_ns) {		/* the first read of this call */
-		th->rd_arr_ns = ss->first_ns && ss->first_ns <= now ? ss->first_ns : now;
+		th->rd_arr_ns = lat_stamp(ss->first_ns, now);
 		th->rd_ns = now;
 	}
-	th->rd_last_ns = ss->last_ns && ss->last_ns <= now ? ss->last_ns : now;
+	th->rd_last_ns = lat_stamp(ss->last_ns, now);
 	ss->first_ns = tp->rcv_nxt == tp->copied_seq ? 0 : ss->last_ns;
 }
 
@@ -209,13 +216,15 @@ static __always_inline void lat_wait(struct sg_thread *th)
  */
 static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, __u64 now)
 {
-	__u64 arr = th->lat_arr_ns, rd = th->lat_read_ns, lat;
+	__u64 rd = th->lat_read_ns, arr, lat;
 	__u32 b;
 
 	if (!rd || th->lat_fd != th->fd)
 		return;
+	arr = th->lat_arr_ns;
+	if (th->lat_answered)		/* a later answer: from the newest byte */
+		arr = th->lat_last_ns < rd ? th->lat_last_ns : rd;
 	th->lat_answered = 1;
-	th->lat_arr_ns = th->lat_last_ns < rd ? th->lat_last_ns : rd;
 	if (arr > rd || rd > now)
 		return;
 	lat = now - arr;

@@ -266,8 +266,7 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 rd_arr_ns;	/* this recv's first TCP read: its data's arrival */
 	__u64 rd_last_ns;	/* ... the newest arrival it read */
 	__u64 rd_ns;		/* ... and when it was read (0: no TCP read yet) */
-	__u64 lat_arr_ns;	/* the pending read: arrival of its first byte, or
-				 * once answered, of its newest (the next answers') */
+	__u64 lat_arr_ns;	/* the pending read: arrival of its first byte */
 	__u64 lat_last_ns;	/* ... arrival of the newest byte it took */
 	__u64 lat_read_ns;	/* ... and the read that took it (0: none pending) */
 	__u32 lat_answered;	/* ... answered at least once */

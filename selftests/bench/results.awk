@@ -126,7 +126,7 @@ function capsjoin(w, sep,   j, s) { s = ""; for (j = 1; j <= ncap[w]; j++) s = s
 # the SLO and is not 15 % below schedutil puts criterion 3 out of reach of
 # any governor that holds it); against the oracle, how close the oracle's
 # p99 came to the SLO, and slack's.
-function verdict_of(w,   i, l, ks, kp, ku, r, c, d, why) {
+function verdict_of(w,   i, l, ks, kp, ku, r, c, d, why, m) {
 	for (c = 1; c <= 4; c++) { crit[w, c] = ""; cn[w, c] = 0 }
 	for (i = 1; i <= nl; i++) {
 		l = lv[i]
@@ -145,11 +145,12 @@ function verdict_of(w,   i, l, ks, kp, ku, r, c, d, why) {
 			why = sprintf("; schedutil over the SLO in %d/%d", viol[ku], n[ku])
 			if ((w, l) in oepr)
 				why = why sprintf(", the oracle %+.1f%% against it", 100 * (oepr[w, l] / mean(epr, ku) - 1))
+			m = sprintf("%d%% (%+.1f%%%s)", l, d, why)	# the load, as a miss of 2 or 3
 			cn[w, 2]++
-			if (d > 0) crit[w, 2] = add(crit[w, 2], sprintf("%d%% (%+.1f%%%s)", l, d, why))
+			if (d > 0) crit[w, 2] = add(crit[w, 2], m)
 			if (l >= 30 && l <= 70) {
 				cn[w, 3]++
-				if (d > -15) crit[w, 3] = add(crit[w, 3], sprintf("%d%% (%+.1f%%%s)", l, d, why))
+				if (d > -15) crit[w, 3] = add(crit[w, 3], m)
 			}
 		}
 		if ((w, l) in oepr) {
