@@ -95,34 +95,37 @@
  * so that it is not biased up by up to a bucket's width (12.5 %).  At the
  * window's close its buckets are added to the target's cumulative
  * histogram (``lat_hist``, ``total_lat``, ``total_lat_ns``,
- * ``total_queue_ns``) and to a *recent* histogram, whose older counts are
- * first scaled by tau / (tau + the time since it last took a window), tau
- * = SLACKGOV_LAT_RECENT_MS = 2 s, and which is then scaled down so that it
- * holds at most SLACKGOV_LAT_RECENT_REQS = 2000 requests: an exponential
- * forgetting over 2000 requests or 2 s, whichever is shorter.
- * ``lat_q_us`` is read from it at ``slo_q``: the tail of the recent
- * requests, steady where a 10 ms window holds a few requests only.  2000
- * requests, so that at high rates p99 rests on ~20 requests above it (one
- * outlier moves it by one rank in twenty, not to the maximum) while a tail
- * that rises shows at once: p99 moves as soon as the slow new requests are
- * 1 % of the horizon, 20 requests (20 ms at 1000 req/s).  2 s, so that at
- * low rates the tail still follows the frequency the governor chose
- * within seconds (at 80 req/s, ~160 requests: p99 is then about the
- * second largest, which the governor's outer loop averages over several
- * horizons), and a tail from before an idle spell has faded when the
- * requests come back.  With no request the recent histogram
- * does not change.  Windows with requests timed against an SLO count in
+ * ``total_queue_ns``) and to a *recent* histogram of two halves: the
+ * current half takes the windows until it is SLACKGOV_LAT_RECENT_MS / 2 =
+ * 1 s old or holds SLACKGOV_LAT_RECENT_REQS / 2 = 1000 requests; then it
+ * becomes the previous half and the old previous one is dropped.  A half
+ * that started 2 s ago or more is dropped too.  So the horizon is a hard
+ * one: between 1000 and 2000 requests or 1 and 2 s, whichever is shorter,
+ * and no request older than 2 s counts.  A decayed histogram has no such
+ * bound: after an overload of a few thousand slow requests, an exponential
+ * forgetting with a 2 s constant keeps them above 1 % of the ~160 requests
+ * of a light load for ~12 s, and the governor holds a high frequency for a
+ * tail that is long gone.  ``lat_q_us`` is read from the two halves at
+ * ``slo_q``: the tail of the recent requests, steady where a 10 ms window
+ * holds a few requests only.  1000 to 2000 requests, so that at high rates
+ * p99 rests on 10-20 requests above it (one outlier moves it by one rank
+ * in ten, not to the maximum) while a tail that rises shows at once: p99
+ * moves as soon as the slow new requests are 1 % of the horizon (10-20 ms
+ * of them at any rate).  1 to 2 s, so that at low rates the tail still
+ * follows the frequency the governor chose within seconds (at 80 req/s,
+ * 80-160 requests: p99 is then about the largest or second largest, which
+ * the governor's outer loop averages over several horizons), and a tail
+ * from before an idle spell is gone when the requests come back.
+ * With no request the recent histogram does not change.  Windows with requests timed against an SLO count in
  * ``total_slo_windows``, those whose ``lat_win_us`` exceeded ``slo_us`` in
  * ``total_slo_over``.
  */
 
-/* The recent histogram's horizon (see the DOC block), requests and ns. */
-#define SG_LAT_HORIZON		((__u64)SLACKGOV_LAT_RECENT_REQS)
-#define SG_LAT_TAU_NS		(SLACKGOV_LAT_RECENT_MS * 1000000ULL)
-/* Longest gap the time decay takes (beyond it the old weight is ~0 anyway). */
-#define SG_LAT_GAP_MAX_NS	(1000 * SG_LAT_TAU_NS)
-/* Fixed point of the recent histogram's counts: 1/256 of a request, so that
- * scaling by H / (H + n) keeps small buckets for hundreds of windows. */
+/* A half of the recent histogram (see the DOC block): requests, ns. */
+#define SG_LAT_HALF_REQS	((__u64)SLACKGOV_LAT_RECENT_REQS / 2)
+#define SG_LAT_HALF_NS		(SLACKGOV_LAT_RECENT_MS * 1000000ULL / 2)
+/* Fixed point of the percentile ranks: 1/256 of a request, so that a
+ * percentile is interpolated inside a bucket of a few requests. */
 #define SG_LAT_FP		256ULL
 /* Percentiles per window: p50, p90, p99 and the SLO's */
 #define SG_LAT_NQ		4
@@ -245,9 +248,9 @@ struct sg_lat_walk {
 	__u64 wrank[SG_LAT_NQ];		/* ranks of its percentiles, SG_LAT_FP units */
 	__u64 wout[SG_LAT_NQ];		/* percentile + 1, us; 0 = not reached */
 	__u64 rrank, rout;		/* the same for the recent histogram */
-	__u64 dnum, dden;		/* its old counts' time decay, dnum / dden */
-	__u64 rnum, rden;		/* its scaling, rnum / rden */
-	__u64 rsum;			/* its total after scaling */
+	__u32 cur;			/* its half that takes the window */
+	__u32 rotate;			/* ... which starts with it (drops its old counts) */
+	__u32 drop;			/* its other half is dropped */
 };
 
 /* Percentile at @rank of a histogram walked up to bucket @b (@cum below it,
@@ -289,20 +292,22 @@ __noinline int sg_lat_take(struct sg_lat_walk *x)
 	return 0;
 }
 
-/* The window's percentiles; its buckets into the cumulative and the recent
- * histogram; the recent one's percentile and scaling. */
+/* The window's percentiles; its buckets into the cumulative histogram and
+ * the recent one's current half; the recent one's percentile. */
 __noinline int sg_lat_fold(struct sg_lat_walk *x)
 {
 	struct slackgov_target_state *st;
 	__u64 c, r, wcum = 0, rcum = 0;
 	struct sg_lat_hist *h;
 	struct sg_acc *a;
-	__u32 slot, sidx, i;
+	__u32 slot, sidx, i, k, p;
 
-	if (!x || !x->rden || !x->dden)
+	if (!x)
 		return 0;
 	slot = x->slot;
 	sidx = x->sidx;
+	k = x->cur & 1;
+	p = k ^ 1;
 	a = bpf_map_lookup_elem(&acc, &slot);
 	st = bpf_map_lookup_elem(&windows, &slot);
 	h = bpf_map_lookup_elem(&lat_scratch, &sidx);
@@ -311,18 +316,21 @@ __noinline int sg_lat_fold(struct sg_lat_walk *x)
 	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {
 		c = h->b[i];
 		st->lat_hist[i] += c;
+		if (x->rotate)
+			a->lat_recent[k][i] = c;
+		else
+			a->lat_recent[k][i] += c;
+		if (x->drop)
+			a->lat_recent[p][i] = 0;
 		c *= SG_LAT_FP;
 		lat_pctl(x->wrank[0], wcum, c, i, &x->wout[0]);
 		lat_pctl(x->wrank[1], wcum, c, i, &x->wout[1]);
 		lat_pctl(x->wrank[2], wcum, c, i, &x->wout[2]);
 		lat_pctl(x->wrank[3], wcum, c, i, &x->wout[3]);
 		wcum += c;
-		r = a->lat_recent[i] * x->dnum / x->dden + c;
+		r = (a->lat_recent[0][i] + a->lat_recent[1][i]) * SG_LAT_FP;
 		lat_pctl(x->rrank, rcum, r, i, &x->rout);
 		rcum += r;
-		r = r * x->rnum / x->rden;
-		a->lat_recent[i] = r;
-		x->rsum += r;
 	}
 	return 0;
 }
@@ -335,13 +343,20 @@ __noinline int sg_lat_reset(__u32 slot)
 
 	if (!a)
 		return 0;
-	a->lat_n = a->lat_ns = a->lat_queue_ns = a->lat_svc_ns = a->lat_rtotal = a->lat_q_us = 0;
-	a->lat_fold_ns = 0;
+	a->lat_n = a->lat_ns = a->lat_queue_ns = a->lat_svc_ns = a->lat_q_us = 0;
+	a->lat_rn[0] = a->lat_rn[1] = a->lat_rstart_ns[0] = a->lat_rstart_ns[1] = 0;
 	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {	/* volatile: no memset call */
 		*(volatile __u64 *)&a->lat_win[i] = 0;
-		*(volatile __u64 *)&a->lat_recent[i] = 0;
+		*(volatile __u64 *)&a->lat_recent[0][i] = 0;
+		*(volatile __u64 *)&a->lat_recent[1][i] = 0;
 	}
 	return 0;
+}
+
+/* Time from @t to @now, 0 if @t is later (stamped on another CPU). */
+static __always_inline __u64 lat_age(__u64 t, __u64 now)
+{
+	return now > t ? now - t : 0;
 }
 
 static __always_inline __u32 lat_u32(__u64 v)
@@ -360,7 +375,8 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 				      struct slackgov_window *w, __u64 now)
 {
 	struct sg_lat_walk x = { .slot = slot, .sidx = sidx };
-	__u64 n, q, qs, ss, rnew, gap;
+	__u64 n, q, qs, ss;
+	__u32 k;
 
 	w->slo_us = a->slo_us;
 	w->slo_q = a->slo_q;
@@ -381,22 +397,24 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 	x.wrank[1] = 9000 * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
 	x.wrank[2] = 9900 * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
 	x.wrank[3] = q * x.wtotal * SG_LAT_FP / SLACKGOV_Q_ONE;
-	/* the old requests weigh tau / (tau + the time since the last fold) */
-	gap = a->lat_fold_ns && now > a->lat_fold_ns ? now - a->lat_fold_ns : 0;
-	if (gap > SG_LAT_GAP_MAX_NS)
-		gap = SG_LAT_GAP_MAX_NS;
-	a->lat_fold_ns = now;
-	x.dnum = SG_LAT_TAU_NS;
-	x.dden = SG_LAT_TAU_NS + gap;
-	rnew = a->lat_rtotal * x.dnum / x.dden + x.wtotal * SG_LAT_FP;
-	x.rrank = q * rnew / SLACKGOV_Q_ONE;
-	x.rnum = x.rden = 1;
-	if (rnew > SG_LAT_HORIZON * SG_LAT_FP) {
-		x.rnum = SG_LAT_HORIZON * SG_LAT_FP;
-		x.rden = rnew;
+	/* the current half of the recent histogram, and its other half */
+	k = a->lat_rcur & 1;
+	if (!a->lat_rstart_ns[k] || lat_age(a->lat_rstart_ns[k], now) >= SG_LAT_HALF_NS ||
+	    a->lat_rn[k] >= SG_LAT_HALF_REQS) {
+		k ^= 1;
+		x.rotate = 1;
+		a->lat_rcur = k;
+		a->lat_rn[k] = 0;
+		a->lat_rstart_ns[k] = now;
 	}
+	a->lat_rn[k] += x.wtotal;
+	if (a->lat_rn[k ^ 1] && lat_age(a->lat_rstart_ns[k ^ 1], now) >= 2 * SG_LAT_HALF_NS) {
+		x.drop = 1;
+		a->lat_rn[k ^ 1] = 0;
+	}
+	x.cur = k;
+	x.rrank = q * (a->lat_rn[0] + a->lat_rn[1]) * SG_LAT_FP / SLACKGOV_Q_ONE;
 	sg_lat_fold(&x);
-	a->lat_rtotal = x.rsum;
 	w->nr_lat = lat_u32(x.wtotal);
 	w->lat_p50_us = x.wout[0] ? lat_u32(x.wout[0] - 1) : 0;
 	w->lat_p90_us = x.wout[1] ? lat_u32(x.wout[1] - 1) : 0;

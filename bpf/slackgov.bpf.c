@@ -230,13 +230,14 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	/* the target's SLO (slackgov_target), copied at classification */
 	__u64 slo_us, slo_q;
 	/* latency.bpf.h: the open window's timed requests (sums in ns, and
-	 * their histogram), and the decayed histogram of the recent ones */
+	 * their histogram), and the two halves of the recent ones' histogram */
 	__u64 lat_n, lat_ns, lat_queue_ns, lat_svc_ns;
-	__u64 lat_rtotal;	/* sum of lat_recent, SG_LAT_FP units */
 	__u64 lat_q_us;		/* the last lat_q_us read from lat_recent */
-	__u64 lat_fold_ns;	/* when lat_recent last took a window (0: never) */
+	__u64 lat_rn[2];	/* requests in each half of lat_recent */
+	__u64 lat_rstart_ns[2];	/* ... when it took its first window */
+	__u64 lat_rcur;		/* ... the half that takes the windows */
 	__u64 lat_win[SLACKGOV_LAT_BUCKETS];
-	__u64 lat_recent[SLACKGOV_LAT_BUCKETS];	/* SG_LAT_FP units */
+	__u64 lat_recent[2][SLACKGOV_LAT_BUCKETS];
 };
 
 struct sg_proc {		/* procs map: a target process, for exit detection */

@@ -82,8 +82,8 @@
  *        slo_gain / 1000 * share * log2(lat_q / T)
  *
  *    with lat_q the percentile over the target's recent requests (the BPF
- *    side's decayed histogram: the last SLACKGOV_LAT_RECENT_REQS = 2000
- *    requests, older ones fading with SLACKGOV_LAT_RECENT_MS = 2 s) and
+ *    side's recent histogram: at most the last SLACKGOV_LAT_RECENT_REQS =
+ *    2000 requests, none older than SLACKGOV_LAT_RECENT_MS = 2 s) and
  *    share the window's part of that horizon: the larger of nr_lat / 2000
  *    and len / 2 s.  Over one horizon a tail twice the budget raises K by
  *    2^(gain/1000), at 80 req/s as at 2000 req/s: the loop settles within

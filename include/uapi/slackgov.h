@@ -83,9 +83,9 @@
 #define SLACKGOV_LAT_MAX_US		((1ULL << SLACKGOV_LAT_MAX_LOG) - 1)
 
 /*
- * Horizon of a target's recent tail (lat_q_us): the BPF side's decayed
+ * Horizon of a target's recent tail (lat_q_us): the BPF side's recent
  * histogram holds at most the last SLACKGOV_LAT_RECENT_REQS requests and
- * forgets older ones with a time constant of SLACKGOV_LAT_RECENT_MS; the
+ * none older than SLACKGOV_LAT_RECENT_MS (two halves of each); the
  * governor's outer loop on that tail steps by each window's share of the
  * same horizon (bpf/latency.bpf.h and kmod/control.c say why these values).
  */
