@@ -249,8 +249,6 @@ struct sg_lat_walk {
 	__u64 wout[SG_LAT_NQ];		/* percentile + 1, us; 0 = not reached */
 	__u64 rrank, rout;		/* the same for the recent histogram */
 	__u32 cur;			/* its half that takes the window */
-	__u32 rotate;			/* ... which starts with it (drops its old counts) */
-	__u32 drop;			/* its other half is dropped */
 };
 
 /* Percentile at @rank of a histogram walked up to bucket @b (@cum below it,
@@ -300,14 +298,13 @@ __noinline int sg_lat_fold(struct sg_lat_walk *x)
 	__u64 c, r, wcum = 0, rcum = 0;
 	struct sg_lat_hist *h;
 	struct sg_acc *a;
-	__u32 slot, sidx, i, k, p;
+	__u32 slot, sidx, i, k;
 
 	if (!x)
 		return 0;
 	slot = x->slot;
 	sidx = x->sidx;
 	k = x->cur & 1;
-	p = k ^ 1;
 	a = bpf_map_lookup_elem(&acc, &slot);
 	st = bpf_map_lookup_elem(&windows, &slot);
 	h = bpf_map_lookup_elem(&lat_scratch, &sidx);
@@ -316,12 +313,7 @@ __noinline int sg_lat_fold(struct sg_lat_walk *x)
 	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {
 		c = h->b[i];
 		st->lat_hist[i] += c;
-		if (x->rotate)
-			a->lat_recent[k][i] = c;
-		else
-			a->lat_recent[k][i] += c;
-		if (x->drop)
-			a->lat_recent[p][i] = 0;
+		a->lat_recent[k][i] += c;
 		c *= SG_LAT_FP;
 		lat_pctl(x->wrank[0], wcum, c, i, &x->wout[0]);
 		lat_pctl(x->wrank[1], wcum, c, i, &x->wout[1]);
@@ -332,6 +324,22 @@ __noinline int sg_lat_fold(struct sg_lat_walk *x)
 		lat_pctl(x->rrank, rcum, r, i, &x->rout);
 		rcum += r;
 	}
+	return 0;
+}
+
+/* Empty half @half of @slot's recent histogram (under the closing flag): a
+ * walk of its own, so that the fold's walk has no branch per bucket (the
+ * verifier walks every bucket of it). */
+__noinline int sg_lat_clear(__u32 slot, __u32 half)
+{
+	struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
+	__u32 i;
+
+	if (!a)
+		return 0;
+	half &= 1;
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++)	/* volatile: no memset call */
+		*(volatile __u64 *)&a->lat_recent[half][i] = 0;
 	return 0;
 }
 
@@ -402,14 +410,14 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 	if (!a->lat_rstart_ns[k] || lat_age(a->lat_rstart_ns[k], now) >= SG_LAT_HALF_NS ||
 	    a->lat_rn[k] >= SG_LAT_HALF_REQS) {
 		k ^= 1;
-		x.rotate = 1;
+		sg_lat_clear(slot, k);
 		a->lat_rcur = k;
 		a->lat_rn[k] = 0;
 		a->lat_rstart_ns[k] = now;
 	}
 	a->lat_rn[k] += x.wtotal;
 	if (a->lat_rn[k ^ 1] && lat_age(a->lat_rstart_ns[k ^ 1], now) >= 2 * SG_LAT_HALF_NS) {
-		x.drop = 1;
+		sg_lat_clear(slot, k ^ 1);
 		a->lat_rn[k ^ 1] = 0;
 	}
 	x.cur = k;
