@@ -93,7 +93,15 @@
  *    not a model), and it does not rise on a window that ran below 4/5 of
  *    the model's f_need (the policy held at its max, or still coming down):
  *    raising K cannot help there, and a K wound up during a host stall
- *    would hold the policy at max long after it.  K is the workload's, not
+ *    would hold the policy at max long after it.  K is learnt per load: the
+ *    model's error is not the same at every load, and a single K learnt at
+ *    light load is short when the load rises until the loop has climbed
+ *    back, seconds of misses (evaluation.rst), so log2(K) is kept at
+ *    SG_K_KNOTS knots of u = L / cpuinfo max (0, 1/4 .. 1) and read
+ *    linearly between the two around the slot's u; a step moves those two
+ *    knots, in proportion to their weights, so that K at u moves by the
+ *    step.  A load the target never ran at keeps the model's c_q; a load
+ *    change reads the K learnt there at once.  K is the workload's, not
  *    the slot's: it is kept per target and SLO (sg_obs_k_keep()) across the
  *    restarts of the target's slots (a governor switch, suspend or CPU
  *    hotplug restarts the governor, which clears them), so that a restart
@@ -329,10 +337,57 @@ u32 sg_slo_budget_us(u32 slo_us, u32 margin)
 	return max_t(u32, div_u64((u64)slo_us * (SLACKGOV_ONE - margin), SLACKGOV_ONE), 1);
 }
 
+/* Step 2: the knot below the slot's load, and the weight of the one above. */
+static u32 sg_k_knot(const struct sg_obs *o, u32 *w)
+{
+	u32 j = min_t(u32, o->k_pos / SG_K_POS_ONE, SG_K_KNOTS - 2);
+
+	*w = min_t(u32, o->k_pos - j * SG_K_POS_ONE, SG_K_POS_ONE);
+	return j;
+}
+
+/**
+ * sg_obs_k_log - log2(K) at the slot's load (step 2), 1/65536 units
+ * @o:		the slot
+ */
+s32 sg_obs_k_log(const struct sg_obs *o)
+{
+	u32 w, j = sg_k_knot(o, &w);
+
+	return o->k_log[j] + (s32)div_s64((s64)(o->k_log[j + 1] - o->k_log[j]) * w,
+					  SG_K_POS_ONE);
+}
+
+/* Step 2: every knot of @o at @k_log. */
+static void sg_k_fill(struct sg_obs *o, s32 k_log)
+{
+	int j;
+
+	for (j = 0; j < SG_K_KNOTS; j++)
+		o->k_log[j] = k_log;
+}
+
+/*
+ * Step 2: move log2(K) at the slot's load by @step: the two knots around it
+ * by step * a / (a^2 + b^2) and step * b / (a^2 + b^2), a and b their
+ * weights, which moves their interpolation at that load by @step exactly;
+ * each knot within @k0 -+ SG_K_LOG_RANGE.
+ */
+static void sg_k_step(struct sg_obs *o, s64 step, s32 k0)
+{
+	u32 b, j = sg_k_knot(o, &b), a = SG_K_POS_ONE - b;
+	s64 den = (s64)a * a + (s64)b * b;
+
+	o->k_log[j] = clamp_t(s64, o->k_log[j] + div64_s64(step * a * SG_K_POS_ONE, den),
+			      k0 - SG_K_LOG_RANGE, k0 + SG_K_LOG_RANGE);
+	o->k_log[j + 1] = clamp_t(s64, o->k_log[j + 1] + div64_s64(step * b * SG_K_POS_ONE, den),
+				  k0 - SG_K_LOG_RANGE, k0 + SG_K_LOG_RANGE);
+}
+
 /* Step 2: f_need of an SLO slot, kHz (may exceed any limit). */
 static u64 sg_slo_need(const struct sg_obs *o, u32 t)
 {
-	u64 k = sg_exp2_q10(o->k_log >> 6);		/* K, 1/1024 */
+	u64 k = sg_exp2_q10(sg_obs_k_log(o) >> 6);	/* K, 1/1024 */
 	u64 head = sg_mul_div(o->work_f, (u32)min_t(u64, k, U32_MAX), t) >> 10;
 	u64 need = (u64)o->load_f + head;
 
@@ -348,6 +403,7 @@ static u64 sg_slo_need(const struct sg_obs *o, u32 t)
  * @s:		the sample, validated (kfunc.c)
  * @now:	ktime_get_ns()
  * @f_khz:	the policy's frequency when the window was reported
+ * @f_max:	the policy's cpuinfo max, kHz (K's load scale)
  * @slo_margin, @slo_gain: the knobs
  *
  * Context: any; the caller holds the slot's lock.
@@ -355,7 +411,7 @@ static u64 sg_slo_need(const struct sg_obs *o, u32 t)
  * another target's, or one not seen for the reset age).
  */
 bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
-		   u32 slo_margin, u32 slo_gain)
+		   u32 f_max, u32 slo_margin, u32 slo_gain)
 {
 	bool idle = s->flags & SLACKGOV_SAMPLE_IDLE;
 	u32 slack = idle ? SLACKGOV_ONE : s->slack;
@@ -401,9 +457,12 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	}
 	if (o->work_req >= SG_REQ_ONE)
 		o->work_f = div64_u64(o->work_cyc * SG_REQ_ONE, o->work_req);
-	/* step 2: a new SLO restarts K from the model's c_q */
+	/* step 2: K's knots around the load; a new SLO restarts K from c_q */
+	o->k_pos = min_t(u64, div64_u64((u64)o->load_f * (SG_K_KNOTS - 1) * SG_K_POS_ONE,
+					max(f_max, 1U)),
+			 (SG_K_KNOTS - 1) * SG_K_POS_ONE);
 	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q)
-		o->k_log = s->slo_us ? sg_slo_k_log0(s->slo_q) : 0;
+		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
 	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us &&
 	    !(o->k_hold_ns && now - o->k_hold_ns < (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
 		u32 t = sg_slo_budget_us(s->slo_us, slo_margin);
@@ -421,8 +480,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 				   (s64)SLACKGOV_ONE * SG_SLO_SHARE_ONE);
 
 		if (!wound)
-			o->k_log = clamp_t(s64, (s64)o->k_log + step, k0 - SG_K_LOG_RANGE,
-					   k0 + SG_K_LOG_RANGE);
+			sg_k_step(o, step, k0);
 	}
 	o->target = s->target;
 	o->flags = s->flags;
@@ -464,12 +522,12 @@ void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		return;
 	}
 	if (restarted && m->slo_us == s->slo_us && m->slo_q == s->slo_q) {
-		o->k_log = m->k_log;
+		memcpy(o->k_log, m->k_log, sizeof(o->k_log));
 		o->k_hold_ns = now;
 	}
 	m->slo_us = s->slo_us;
 	m->slo_q = s->slo_q;
-	m->k_log = o->k_log;
+	memcpy(m->k_log, o->k_log, sizeof(m->k_log));
 }
 
 /* ---- steps 2, 3, 6: combining the fresh targets ------------------------------- */
@@ -539,7 +597,7 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 			in->lat_q_us = o->lat_q_us;
 			in->lat_win_us = o->lat_win_us;
 			in->queue_us = o->queue_us;
-			in->k_milli = (u32)min_t(u64, (sg_exp2_q10(o->k_log >> 6) * 1000) >> 10,
+			in->k_milli = (u32)min_t(u64, (sg_exp2_q10(sg_obs_k_log(o) >> 6) * 1000) >> 10,
 						 U32_MAX);
 			in->slo_target = o->target;
 			in->slo_lead_ns = o->stamp_ns;

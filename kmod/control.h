@@ -76,6 +76,14 @@ struct sg_limits {
 	u32	min, max, span, cur;
 };
 
+/*
+ * Step 2: K is learnt as a function of the load u = L / cpuinfo max, at
+ * SG_K_KNOTS knots 0, 1/4, .. 1 and linear (in log2 K) between them; the
+ * position between two knots is in 1/SG_K_POS_ONE units.
+ */
+#define SG_K_KNOTS		5
+#define SG_K_POS_ONE		1024
+
 /**
  * struct sg_obs - the latest window of one target on one CPU, and the
  * target's filtered state (step 1).  Every CPU slot of a target sees the
@@ -96,7 +104,10 @@ struct sg_limits {
  * @work_f:	work per request, on-CPU us * f_w, us*kHz (0: none yet)
  * @work_cyc, @work_req, @work_len: decayed sums of on-CPU cycles (us*kHz),
  *		requests (1/256) and window time (us) that @work_f comes from
- * @k_log:	log2 of the SLO law's gain K, 1/65536 units
+ * @k_log:	log2 of the SLO law's gain K at each knot of the load (step 2),
+ *		1/65536 units
+ * @k_pos:	the slot's load on the knots' scale: load_f / cpuinfo max
+ *		times SG_K_KNOTS - 1, 1/SG_K_POS_ONE units
  * @k_hold_ns:	K recalled from before a restart at this time: it holds for
  *		one tail horizon (0: not held)
  */
@@ -116,19 +127,20 @@ struct sg_obs {
 	u32	load_f;
 	u64	work_f;
 	u64	work_cyc, work_req, work_len;
-	s32	k_log;
+	s32	k_log[SG_K_KNOTS];
+	u32	k_pos;
 	u64	k_hold_ns;
 };
 
 /**
  * struct sg_k_mem - a target's K as last learnt, kept across the restarts of
- * its slots (step 2): the SLO it was learnt for and log2(K)
+ * its slots (step 2): the SLO it was learnt for and log2(K) at each knot
  * @slo_us, @slo_q: the SLO (0: nothing kept)
  * @k_log:	log2(K), 1/65536 units
  */
 struct sg_k_mem {
 	u32	slo_us, slo_q;
-	s32	k_log;
+	s32	k_log[SG_K_KNOTS];
 };
 
 /**
@@ -223,7 +235,8 @@ struct sg_signal {
 #define SG_SAFE_HOLD_MS		5000
 
 bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
-		   u32 slo_margin, u32 slo_gain);
+		   u32 f_max, u32 slo_margin, u32 slo_gain);
+s32 sg_obs_k_log(const struct sg_obs *o);
 void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		   bool restarted, struct sg_k_mem *m);
 void sg_ctl_begin(struct sg_ctl_in *in);
