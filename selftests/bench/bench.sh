@@ -9,7 +9,9 @@
 #    of the matrix and at the end (BENCH-CAP ... repN, end): a run whose
 #    capacity moved is marked disturbed by results.awk.
 # 1. SLO: BENCH_SLO_X (3) times the p99 under performance at BENCH_SLO_LOAD
-#    (10) % load, in us (BENCH-SLO), unless BENCH_SLO_US fixes it; the server
+#    (10) % load, in us (BENCH-SLO), unless BENCH_SLO_US fixes it (one value
+#    for every shape, or SHAPE=US,... per shape; a shape not named is
+#    measured); the server
 #    becomes a target with that SLO (slackctl target add --slo), which slack
 #    holds and against which slackgov counts the windows over it.
 # 2. oracle: the userspace governor at each frequency of the table, at each
@@ -61,6 +63,15 @@ BURST_SHAPES=${BENCH_BURST_SHAPES-${SHAPES%% *}}
 BURST_REPS=${BENCH_BURST_REPS:-1}
 BURST_SUB=${BENCH_BURST_SUB:-0.5}
 FID=${BENCH_FIDELITY:-1}
+
+# slo_fixed SHAPE: the SLO that BENCH_SLO_US fixes for SHAPE, in us (empty:
+# measure it): a number for every shape, or SHAPE=US pairs separated by commas
+slo_fixed() {
+	case "$SLO_US" in
+	*=*) echo "$SLO_US" | tr ',' '\n' | sed -n "s/^$1=\([0-9][0-9]*\)$/\1/p" | head -n 1 ;;
+	*) echo "$SLO_US" ;;
+	esac
+}
 
 # a pattern's phases: load percentages, BURST_PHASE_S seconds each.  burst:
 # 20 % -> 80 % -> 20 %, three cycles, 2 s a phase (a step a one-window
@@ -185,8 +196,9 @@ for shape in $SHAPES; do
 	echo "BENCH-INFO capacity $shape $cap req/s at fmax (median of $CAP_RUNS runs offered $((NOMINAL * 2)) req/s)"
 
 	# the SLO: SLO_X times performance's p99 at SLO_LOAD %, over a doubled step
-	if [ -n "$SLO_US" ]; then
-		SLO=$SLO_US base=0
+	SLO=$(slo_fixed "$shape")
+	if [ -n "$SLO" ]; then
+		base=0
 	else
 		lr_gov performance
 		sleep 1
