@@ -129,10 +129,16 @@
  *      window, they were busy through it;
  *    - for an SLO target, the mean queueing time of at least two requests
  *      exceeds T / 2, or its filtered work rate L reaches 95 % of the
- *      current frequency (``slo-queue``): the queue, not a slow request,
- *      eats the budget.  Two requests, because one slow request at low load
- *      queues nothing but itself; the filtered L, because one busy window
- *      is noise.
+ *      current frequency, or the window itself ran 95 % busy at its
+ *      frequency while its mean queueing exceeded T / 4 (``slo-queue``):
+ *      the queue, not a slow request, eats the budget.  Two requests,
+ *      because one slow request at low load queues nothing but itself; the
+ *      filtered L, because one busy window is noise, unless that window
+ *      also queued: a CPU busy through a window does no more work than its
+ *      frequency allows, so L cannot see a demand above the frequency
+ *      until the filter has followed it up step by step, while the queue
+ *      grows (a load that resumes after an idle spell: ~10 windows of
+ *      rising queue before T / 2 alone fired, evaluation.rst).
  *
  *    A boost is held (``saturated-drain``) until a window shows the queue
  *    drained: for an SLO target, a window whose mean queueing is at most
@@ -140,7 +146,12 @@
  *    slack is back at the setpoint, and only while the filtered slack
  *    confirms a deficit (below setpoint / 2): one collapsed window is most
  *    likely noise, so that boost lasts one window.  The queue that built up
- *    is drained at max, not at the frequency that let it build.
+ *    is drained at max, not at the frequency that let it build.  The SLO
+ *    output leaves a boost from max and comes down at most span / 8 per
+ *    window as after any fall of f_need (step 2): the L that let the queue
+ *    build is still in the filter when the drain ends, and the windows at
+ *    the top are where it learns the demand; dropping straight back to it
+ *    rebuilt the queue within a window.
  *
  * 4. **Slack PID** (targets without an SLO).  The most constrained such
  *    target (the smallest e_min = s_f - sp, sp its own setpoint or the
@@ -497,6 +508,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	o->queue_us = s->queue_us;
 	o->svc_us = s->svc_us;
 	o->f_khz = f_khz;
+	o->load = load;
 	o->stamp_ns = now;
 	return fresh;
 }
@@ -585,8 +597,12 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 			     (u64)o->queue_us * SG_SLO_QUEUE_DIV > t;
 		bool busy = lim->cur && (u64)o->load_f * SLACKGOV_ONE >=
 					(u64)lim->cur * SG_SLO_RHO_BOOST;
+		/* behind now: a busy window whose queue eats a quarter of T */
+		bool behind = o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
+			      (u64)o->queue_us * SG_SLO_DRAIN_DIV > t &&
+			      (u64)o->load * SLACKGOV_ONE >= (u64)o->f_khz * SG_SLO_RHO_BOOST;
 
-		if ((queue || busy) && !in->saturated)
+		if ((queue || busy || behind) && !in->saturated)
 			in->saturated = SG_R_SLO_QUEUE;
 		if (o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t)
 			in->drain = true;
@@ -817,6 +833,7 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		out->freq = hi;
 		out->urgent = true;
 		mode = SG_MODE_BOOST;
+		law->slo_khz = hi;	/* step 3: a boost ends by coming down */
 	}
 	out->entered_boost = mode == SG_MODE_BOOST && prev != SG_MODE_BOOST;
 	law->mode = out->mode = mode;

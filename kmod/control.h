@@ -100,6 +100,7 @@ struct sg_limits {
  * @slo_us, @slo_q: the target's SLO (0: none: the slack PID applies)
  * @nr_lat, @lat_q_us, @lat_win_us, @queue_us, @svc_us: the window's latency
  * @f_khz:	the policy's frequency when the window was reported (f_w)
+ * @load:	the window's own work rate util * f_w per CPU, kHz
  * @load_f:	filtered work rate util * f_w per CPU, kHz
  * @work_f:	work per request, on-CPU us * f_w, us*kHz (0: none yet)
  * @work_cyc, @work_req, @work_len: decayed sums of on-CPU cycles (us*kHz),
@@ -124,7 +125,7 @@ struct sg_obs {
 	u32	slo_us, slo_q;
 	u32	nr_lat, lat_q_us, lat_win_us, queue_us, svc_us;
 	u32	f_khz;
-	u32	load_f;
+	u32	load, load_f;
 	u64	work_f;
 	u64	work_cyc, work_req, work_len;
 	s32	k_log[SG_K_KNOTS];

@@ -412,7 +412,31 @@ static void test_slo_steps(void)
 	s.queue_us = 1000;
 	sg_obs_update(&o[0], &s, now += 10 * MS, FMAX, FMAX, 200, 500);
 	decide(&law, o, 1, now, &out, &in);
-	CHECK(out.mode == SG_MODE_SLO, "a drained window ends the boost");
+	CHECK(out.mode == SG_MODE_SLO && out.freq == FMAX - LIM.span / 8,
+	      "a drained window ends the boost, coming down from max by span / 8 (%u)", out.freq);
+
+	/* a window busy at its frequency that queued over T / 4: behind, boost */
+	{
+		struct sg_law l0 = law, l;
+
+		q = o[0];
+		q.f_khz = FMIN;
+		q.load = FMIN;
+		q.queue_us = 5000;
+		l = l0;
+		decide(&l, &q, 1, now, &out, &in);
+		CHECK(out.reason == SG_R_SLO_QUEUE && out.freq == FMAX,
+		      "busy window, queueing over T / 4: slo-queue boost");
+		q.queue_us = 3000;
+		l = l0;
+		decide(&l, &q, 1, now, &out, &in);
+		CHECK(out.mode == SG_MODE_SLO, "busy window, queueing under T / 4: no boost");
+		q.queue_us = 5000;
+		q.load = FMIN * 90 / 100;
+		l = l0;
+		decide(&l, &q, 1, now, &out, &in);
+		CHECK(out.mode == SG_MODE_SLO, "queueing over T / 4 in a window 90 %% busy: no boost");
+	}
 
 	/* busy share at cur reaches 95 %: boost */
 	q = o[0];
