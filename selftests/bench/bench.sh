@@ -17,7 +17,8 @@
 # 2. oracle: the userspace governor at each frequency of the table, at each
 #    load, one repetition (BENCH-CELL 0,shape,fixMHZ,...); frequencies that
 #    cannot carry the load (f/fmax below it) are skipped.
-# 3. control: governors x loads x repetitions, interleaved (every repetition
+# 3. control: slack's first visit of each load (slack-first, one
+#    repetition, BENCH_FIRST=0 skips it); then governors x loads x repetitions, interleaved (every repetition
 #    walks the loads, every load visits all governors in an order rotated
 #    per repetition) so that drift in the emulator's speed hits all
 #    governors alike.  One BENCH-CELL row each.
@@ -37,11 +38,15 @@ CAP_RUNS=3			# capacity: the median of 3 overload runs, so one
 				# host hiccup does not move the yardstick
 REPS=${BENCH_REPS:-3}
 STEP_S=${BENCH_STEP_S:-8}
-# every governor's cell first runs WARMUP_S at its rate, unmeasured: the
-# matrix compares steady states (a governor's reaction to a change is the
-# bursty runs' subject); 3 s is the slack law's outer loop settling (about
-# two of its 2 s horizons, kmod/control.c).  A fixed frequency needs none.
+# every governor's cell first runs WARMUP_S at its rate, unmeasured, on the
+# same connections as the measured run (sgclient --warmup), which starts
+# with no gap: the matrix compares steady states (a governor's reaction to
+# a change is the bursty runs' subject); 3 s is the slack law's outer loop
+# settling (about two of its 2 s horizons, kmod/control.c).  A fixed
+# frequency needs none but gets FIX_WARMUP_S, so that every cell's counters
+# start alike, at the warm-up's end.
 WARMUP_S=${BENCH_WARMUP_S:-3}
+FIX_WARMUP_S=0.5
 LOADS=${BENCH_LOADS:-"10 30 50 70 90"}
 GOVS=${BENCH_GOVS:-"slack performance schedutil ondemand"}
 SHAPES=${BENCH_SHAPES:-"epoll thread memcached"}	# dispatcher/worker epoll; thread per
@@ -55,6 +60,7 @@ MC_VALUE=${BENCH_MC_VALUE:-64}
 MC_LOADS=${BENCH_MC_LOADS:-${BENCH_LOADS:-"10 30 50 70"}}
 MC_REPS=${BENCH_MC_REPS:-${BENCH_REPS:-2}}
 ORACLE=${BENCH_ORACLE:-1}
+FIRST=${BENCH_FIRST:-1}		# slack's first visits (slack-first) before the matrix
 SLO_X=${BENCH_SLO_X:-3}
 SLO_LOAD=${BENCH_SLO_LOAD:-10}
 SLO_US=${BENCH_SLO_US:-}
@@ -137,12 +143,13 @@ cap_of() { eval "echo \${CAP_$1:-$NOMINAL}"; }
 cell() {
 	case $3 in
 	fix*) lr_fix $(( ${3#fix} * 1000 )) ;;
+	slack-first) lr_gov slack ;;
 	*) lr_gov "$3" ;;
 	esac
 	sleep 1		# let the governor settle on the idle server
-	[ "$WARMUP_S" -gt 0 ] && [ "${3#fix}" = "$3" ] && taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" \
-		-r "$5" -d "$WARMUP_S" -c 4 -S "$6" -j > /dev/null 2>&1
-	row=$(lr_step "$3" "$4" "$5" "$STEP_S" "$6")
+	w=$WARMUP_S
+	[ "${3#fix}" = "$3" ] || [ "$w" = 0 ] || w=$FIX_WARMUP_S
+	row=$(lr_step "$3" "$4" "$5" "$STEP_S" "$6" "$w")
 	echo "BENCH-CELL $1,$2,$row"
 }
 
@@ -158,7 +165,7 @@ burst() {
 	sleep 1
 	l0=$(lr_lat) e0=$(lr_energy_uj)
 	out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" --ramp "${rates%,}:$BURST_SUB" --by-rate \
-		-c 4 -S "$1" -j)
+		-c $LR_CONNS -S "$1" -j)
 	e1=$(lr_energy_uj) l1=$(lr_lat)
 	lat=,
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | cut -d' ' -f1,2 | tr ' ' ',')
@@ -220,6 +227,16 @@ for shape in $SHAPES; do
 		done
 	fi
 
+	# slack's first visit of each load, before the matrix: its K is learnt
+	# per load (kmod/control.c, step 2), from the model's c_q on a load it
+	# never ran; reported as its own column, so the matrix's three
+	# repetitions of slack are all of a server it has seen before
+	if [ "$FIRST" = 1 ] && case " $GOVS " in *" slack "*) true ;; *) false ;; esac; then
+		echo "BENCH-INFO slack's first visit, $shape server: {$loads}%, ${STEP_S} s per cell"
+		for load in $loads; do
+			cell 1 "$shape" slack-first "$load" $((cap * load / 100)) $((100 + load))
+		done
+	fi
 	echo "BENCH-INFO control matrix, $shape server: $reps x {$loads}% x {$GOVS}, ${STEP_S} s per cell"
 	for rep in $(seq 1 "$reps"); do
 		for load in $loads; do

@@ -25,6 +25,7 @@ LR_ITERS=${LR_ITERS:-}	# sgserver work-loop calibration, set once per boot
 LR_SLO=${LR_SLO:-}	# the target's SLO in us (p99), empty: none
 LR_TARGET=		# slackctl's selector of the server (empty: --pid LR_SERVER_PID)
 LR_CLIENT_ARGS=		# sgclient's protocol options for the server (empty: sgserver's)
+LR_CONNS=4		# the client's connections: a thread server's THREADS if fewer
 LR_HOOKS=${LR_HOOKS:-}	# slackctl load --hooks (empty: its default, auto)
 
 # lr_up: modules in, client CPU at max, slackctl loaded (feed on; hooks
@@ -77,6 +78,9 @@ lr_server_start() {
 	rm -f /tmp/lr.fifo && mkfifo /tmp/lr.fifo
 	taskset -c 1 "$LR_T/sgserver" -p 0 -t "$1" -m "$2" -s "$3" -w "$LR_ITERS" \
 		> /tmp/lr.fifo 2>/tmp/lr.server.err &
+	# a thread server takes at most THREADS connections and refuses the rest
+	LR_CONNS=4
+	[ "$2" = thread ] && [ "$1" -lt $LR_CONNS ] && LR_CONNS=$1
 	LR_SERVER_PID=$!
 	read -r word LR_PORT < /tmp/lr.fifo
 	[ "$word" = ready ] || return 1
@@ -106,7 +110,7 @@ lr_server_stop() {
 	[ -x "$LR_CTL" ] && "$LR_CTL" target del ${LR_TARGET:---pid $LR_SERVER_PID} >/dev/null 2>&1
 	kill "$LR_SERVER_PID" 2>/dev/null
 	wait "$LR_SERVER_PID" 2>/dev/null
-	LR_SERVER_PID= LR_TARGET= LR_CLIENT_ARGS=
+	LR_SERVER_PID= LR_TARGET= LR_CLIENT_ARGS= LR_CONNS=4
 }
 
 # The bench's unmodified server: Debian's memcached, copied into the guest
@@ -180,7 +184,7 @@ lr_follow() {
 	"$LR_T/sgwin" -s "$LR_SLOT" -f "$(awk -v d="$2" 'BEGIN { print d + 1.2 }')" -b > /tmp/lr.win &
 	_lw=$!
 	sleep 0.1
-	taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$1" -d "$2" -c 4 -S "$3" -g "$4" -j 2>/dev/null
+	taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$1" -d "$2" -c $LR_CONNS -S "$3" -g "$4" -j 2>/dev/null
 	wait $_lw
 }
 
@@ -224,14 +228,29 @@ lr_idle_share() {
 # lr_now_us: monotonic-enough wall clock in microseconds (uptime)
 lr_now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
 
-# lr_step GOV STEP RATE SECS SEED: one load step; prints a CSV row
+# lr_step GOV STEP RATE SECS SEED [WARM]: one load step; prints a CSV row
 # gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz,idle,
 # slo_windows,slo_over,srv_p99_us
 # (idle: CPU 1's cpuidle residency per state, per mille of the step's time;
-# the last three from slackgov's counters, lr_lat_diff, empty without them)
+# the last three from slackgov's counters, lr_lat_diff, empty without them).
+# WARM > 0: the client first runs WARM seconds at RATE, unmeasured (sgclient
+# --warmup), and the counters start at its mark, the load already running
 lr_step() {
-	l0=$(lr_lat) e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us)
-	out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$3" -d "$4" -c 4 -S "$5" -j)
+	if [ "${6:-0}" != 0 ]; then
+		rm -f /tmp/lr.step && mkfifo /tmp/lr.step
+		taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$3" -d "$4" \
+			--warmup "$6" -c $LR_CONNS -S "$5" -j > /tmp/lr.step &
+		_lc=$!
+		exec 3< /tmp/lr.step
+		read -r _mark <&3
+		e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us) l0=$(lr_lat)
+		out=$(cat <&3)
+		exec 3<&-
+		wait $_lc
+	else
+		l0=$(lr_lat) e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us)
+		out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$3" -d "$4" -c $LR_CONNS -S "$5" -j)
+	fi
 	e1=$(lr_energy_uj) r1=$(lr_res) i1=$(lr_idle) t1=$(lr_now_us) l1=$(lr_lat)
 	lat=
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | tr ' ' ',')

@@ -6,6 +6,7 @@
  *
  * Usage: sgclient [-H 127.0.0.1] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]
  *                 [-s SERVICE_US] [-g GRACE_S] [--ramp R1,R2,...:STEP_S [--by-rate]]
+ *                 [--warmup SECONDS]
  *                 [--frag N] [--proto memcache [--mget N] [--keyspace N] [--fill BYTES]]
  *
  * Loopback only.  See Documentation/workload.rst.
@@ -100,7 +101,7 @@ struct sgc_step {
 static struct sgc_opts {
 	const char *host;
 	int port;
-	double rate, duration_s, grace_s;
+	double rate, duration_s, grace_s, warmup_s;
 	int conns;
 	uint64_t seed;
 	bool json, ramp, by_rate;
@@ -116,6 +117,7 @@ static struct sgc_conn *conns;
 static struct sgc_step *steps;
 static int nsteps;
 static uint64_t t0, step_ns, late;
+static uint64_t tw;			/* --warmup: its start (t0 without one) */
 static int conns_lost;			/* __atomic */
 
 /* ---- errors --------------------------------------------------------------------- */
@@ -478,8 +480,45 @@ static void *sgc_sender(void *arg)
 	uint64_t rng = opt.seed, krng = opt.seed ^ 0x6b657973ull /* "keys" */, id = 0;
 	uint64_t limit = t0 + nsteps * step_ns;	/* never block past the run */
 	uint64_t giveup = (uint64_t)(opt.grace_s * 1e9 / 2);
+	uint64_t warm_sent = 0;
 	int rr = 0;
 
+	/*
+	 * --warmup: the first step's rate from tw to t0, unmeasured, then a line
+	 * on stdout at t0, so that a caller reading counters around the
+	 * measured run starts them there, with the load already running.
+	 */
+	if (t0 > tw) {
+		double off = 0;
+
+		for (;;) {
+			struct sgw_msg m = { .magic = SGW_REQ_MAGIC, .service_us = opt.service_us };
+			struct sgc_conn *c;
+			uint64_t sched;
+
+			off += sgc_interval(&rng, steps[0].rate);
+			sched = tw + (uint64_t)(off * 1e9);
+			if (sched >= t0)
+				break;
+			sgc_wait_until(sched);
+			if (!(c = sgc_pick(&rr)) || (opt.mc && sgc_mc_full(c)))
+				continue;
+			m.id = id++;
+			m.sched_ns = sched;
+			m.sent_ns = sgw_now_ns();
+			if (opt.mc ? sgc_enqueue(c, mreq, sgc_mc_get(mreq, &krng), sched, limit) :
+				     sgc_enqueue(c, &m, sizeof(m), sched, limit))
+				warm_sent++;
+		}
+		sgc_wait_until(t0);
+		if (opt.json)
+			printf("{\"warmup_s\": %.6g, \"sent\": %llu}\n", opt.warmup_s,
+			       (unsigned long long)warm_sent);
+		else
+			printf("warm-up: %.6g s, sent %llu\n", opt.warmup_s,
+			       (unsigned long long)warm_sent);
+		fflush(stdout);
+	}
 	for (int k = 0; k < nsteps; k++) {
 		struct sgc_step *st = &steps[k];
 		uint64_t lag_max = 0;
@@ -542,7 +581,8 @@ static void sgc_account(uint64_t sched, uint64_t now, bool bad, int *next_final)
 	uint64_t k, lat;
 
 	if (sched < t0) {
-		late++;
+		if (sched < tw)		/* else --warmup's, not measured */
+			late++;
 		return;
 	}
 	k = (sched - t0) / step_ns;
@@ -939,6 +979,8 @@ static void usage(FILE *f)
 		"  -g GRACE_S     wait this long for late responses after a step (default %g)\n"
 		"  --ramp R1,R2,...:STEP_S  rates in sequence, STEP_S seconds each\n"
 		"  --by-rate      with --ramp: then one line per distinct rate, its steps merged\n"
+		"  --warmup S     first send S seconds at the (first) rate, unmeasured; a line\n"
+		"                 on stdout says when the measured run starts\n"
 		"  --frag N       protocol check: N pipelined requests in torn fragments\n"
 		"  --proto P      sgw (sgserver, default) or memcache (memcached's text protocol:\n"
 		"                 each request a get of --mget keys, timed to its END)\n"
@@ -991,6 +1033,7 @@ int main(int argc, char **argv)
 		{ "mget", required_argument, NULL, 'M' },
 		{ "keyspace", required_argument, NULL, 'K' },
 		{ "fill", required_argument, NULL, 'L' },
+		{ "warmup", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -1060,6 +1103,10 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			opt.by_rate = true;
+			break;
+		case 'W':
+			if (sgw_parse_double(optarg, 0, SGC_MAX_DURATION, &opt.warmup_s))
+				return bad_arg("--warmup seconds", optarg);
 			break;
 		case 'F':
 			if (sgw_parse_ulong(optarg, 1, 1000000, &opt.frag))
@@ -1151,7 +1198,7 @@ int main(int argc, char **argv)
 	}
 
 	/* bounded: the planned end, the last grace, and a margin; then give up */
-	total_s = nsteps * opt.duration_s + opt.grace_s;
+	total_s = opt.warmup_s + nsteps * opt.duration_s + opt.grace_s;
 	signal(SIGALRM, sgc_watchdog);
 	alarm((unsigned int)ceil(total_s) + SGC_WATCHDOG_S);
 	prctl(PR_SET_TIMERSLACK, 1);	/* wake at the scheduled send, not 50 us later */
@@ -1182,7 +1229,8 @@ int main(int argc, char **argv)
 		}
 	}
 	step_ns = (uint64_t)(opt.duration_s * 1e9);
-	t0 = sgw_now_ns() + SGC_START_DELAY_NS;
+	tw = sgw_now_ns() + SGC_START_DELAY_NS;
+	t0 = tw + (uint64_t)(opt.warmup_s * 1e9);
 	for (int k = 0; k < nsteps; k++) {
 		steps[k].start_ns = t0 + k * step_ns;
 		steps[k].end_ns = steps[k].start_ns + step_ns;

@@ -37,7 +37,7 @@ jget() {
 KEYS="rps sent received errors mean_us p50_us p90_us p99_us p999_us max_us"
 KEYS="$KEYS duration_s rate conns seed"
 
-ktap_plan 38
+ktap_plan 42
 
 # ---- calibration --------------------------------------------------------------------
 W=$("$B/sgserver" --calibrate | sed -n 's/^iters_per_us \([0-9][0-9]*\)$/\1/p')
@@ -98,6 +98,18 @@ ktap_check 'jtest ramp.json "[(x.step, x.rate) for x in objs] == [(0, 200), (1, 
 	"ramp steps carry step and rate"
 ktap_check 'jtest ramp.json "all(x.sent == x.received > 0 and x.errors == 0 for x in objs)"' \
 	"ramp: every request of every step answered"
+
+# warm-up: one line when the measured run starts, then the run, which
+# counts only its own requests (same seed and rate: about as many as without)
+ktap_run_ok "client warms up 1 s, then 1 s measured at 300 req/s" \
+	sh -c "'$B/sgclient' -p $EPORT -r 300 -d 1 --warmup 1 -S 4 -j >warm.json 2>warm.err"
+sed "s/^/# /" warm.json
+ktap_check 'jtest warm.json "len(objs) == 2 and objs[0].warmup_s == 1 and objs[0].sent > 200"' \
+	"warm-up: its line first, with what it sent"
+ktap_check 'jtest warm.json "200 < objs[1].sent < 400 and objs[1].sent == objs[1].received and objs[1].errors == 0"' \
+	"warm-up: the measured run counts only its own requests, all answered"
+ktap_check '"$B/sgclient" -p $EPORT -r 10 -d 1 --warmup -1 2>&1 | grep -q "invalid --warmup"' \
+	"a negative warm-up is refused"
 
 kill "$EPID"
 wait "$EPID"
