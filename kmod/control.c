@@ -602,8 +602,9 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 			      (u64)o->queue_us * SG_SLO_DRAIN_DIV > t &&
 			      (u64)o->load * SLACKGOV_ONE >= (u64)o->f_khz * SG_SLO_RHO_BOOST;
 
-		if ((queue || busy || behind) && !in->saturated)
+		if ((queue || busy) && !in->saturated)
 			in->saturated = SG_R_SLO_QUEUE;
+		in->behind |= behind;
 		if (o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t)
 			in->drain = true;
 		in->slo_stamp = max(in->slo_stamp, o->stamp_ns);
@@ -828,6 +829,8 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 	if (!sat && prev == SG_MODE_BOOST &&
 	    (!(in->fresh || in->slo_fresh) || in->drain))
 		sat = SG_R_SAT_DRAIN;
+	if (!sat && in->behind)
+		sat = SG_R_SLO_QUEUE;
 	if (sat) {
 		out->reason = sat;
 		out->freq = hi;

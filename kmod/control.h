@@ -158,6 +158,8 @@ struct sg_k_mem {
  * @cv:		largest cv among the fresh targets
  * @saturated:	SG_R_SAT_* / SG_R_SLO_QUEUE if a target saturated, else 0
  * @drain:	a target's latest window still shows a queue (step 3)
+ * @behind:	an SLO target's latest window ran busy and queued over T / 4:
+ *		a boost, or the drain of one already running (step 3)
  * @f_need:	largest SLO frequency need, kHz
  * @slo_us, @lat_q_us, @lat_win_us, @queue_us, @k_milli, @slo_target:
  *		the SLO target with the largest need (trace, stats)
@@ -173,7 +175,7 @@ struct sg_ctl_in {
 	u64	seq;
 	u32	cv;
 	u32	saturated;
-	bool	drain;
+	bool	drain, behind;
 	u64	f_need;
 	u32	slo_us, lat_q_us, lat_win_us, queue_us, k_milli, slo_target;
 	bool	fresh, slo_fresh;

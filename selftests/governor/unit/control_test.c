@@ -427,6 +427,15 @@ static void test_slo_steps(void)
 		decide(&l, &q, 1, now, &out, &in);
 		CHECK(out.reason == SG_R_SLO_QUEUE && out.freq == FMAX,
 		      "busy window, queueing over T / 4: slo-queue boost");
+		q.stamp_ns += 10 * MS;
+		q.f_khz = FMAX;
+		q.load = FMAX;
+		decide(&l, &q, 1, now + 10 * MS, &out, &in);
+		CHECK(out.reason == SG_R_SAT_DRAIN && out.freq == FMAX,
+		      "the next such window, boosting already: the drain goes on (saturated-drain)");
+		q.stamp_ns -= 10 * MS;
+		q.f_khz = FMIN;
+		q.load = FMIN;
 		q.queue_us = 3000;
 		l = l0;
 		decide(&l, &q, 1, now, &out, &in);
