@@ -137,8 +137,7 @@
  *      also queued: a CPU busy through a window does no more work than its
  *      frequency allows, so L cannot see a demand above the frequency
  *      until the filter has followed it up step by step, while the queue
- *      grows (a load that resumes after an idle spell: ~10 windows of
- *      rising queue before T / 2 alone fired, evaluation.rst).
+ *      grows (a load that resumes after an idle spell).
  *
  *    A boost is held (``saturated-drain``) until a window shows the queue
  *    drained: for an SLO target, a window whose mean queueing is at most
@@ -150,8 +149,8 @@
  *    output leaves a boost from max and comes down at most span / 8 per
  *    window as after any fall of f_need (step 2): the L that let the queue
  *    build is still in the filter when the drain ends, and the windows at
- *    the top are where it learns the demand; dropping straight back to it
- *    rebuilt the queue within a window.
+ *    the top are where it learns the demand, so a fall straight back to
+ *    its f_need would rebuild the queue.
  *
  * 4. **Slack PID** (targets without an SLO).  The most constrained such
  *    target (the smallest e_min = s_f - sp, sp its own setpoint or the
@@ -597,15 +596,16 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 			     (u64)o->queue_us * SG_SLO_QUEUE_DIV > t;
 		bool busy = lim->cur && (u64)o->load_f * SLACKGOV_ONE >=
 					(u64)lim->cur * SG_SLO_RHO_BOOST;
-		/* behind now: a busy window whose queue eats a quarter of T */
-		bool behind = o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
-			      (u64)o->queue_us * SG_SLO_DRAIN_DIV > t &&
+		/* the window's queue eats more than a quarter of T: not drained */
+		bool queued = o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t;
+		/* behind now: a busy window that queued so */
+		bool behind = queued && o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
 			      (u64)o->load * SLACKGOV_ONE >= (u64)o->f_khz * SG_SLO_RHO_BOOST;
 
 		if ((queue || busy) && !in->saturated)
 			in->saturated = SG_R_SLO_QUEUE;
 		in->behind |= behind;
-		if (o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t)
+		if (queued)
 			in->drain = true;
 		in->slo_stamp = max(in->slo_stamp, o->stamp_ns);
 		if (need >= in->f_need) {

@@ -18,10 +18,11 @@
 #    load, one repetition (BENCH-CELL 0,shape,fixMHZ,...); frequencies that
 #    cannot carry the load (f/fmax below it) are skipped.
 # 3. control: slack's first visit of each load (slack-first, one
-#    repetition, BENCH_FIRST=0 skips it); then governors x loads x repetitions, interleaved (every repetition
-#    walks the loads, every load visits all governors in an order rotated
-#    per repetition) so that drift in the emulator's speed hits all
-#    governors alike.  One BENCH-CELL row each.
+#    repetition, BENCH_FIRST=0 skips it); then governors x loads x
+#    repetitions, interleaved (every repetition walks the loads, every
+#    load visits all governors in an order rotated per repetition) so that
+#    drift in the emulator's speed hits all governors alike.  One
+#    BENCH-CELL row each.
 # 4. bursty load (BENCH_BURST_SHAPES, default the first shape): each pattern
 #    under each governor, as an sgclient ramp of BENCH_BURST_SUB s sub-steps
 #    (BENCH-BURST rows): time over the SLO, p99 per phase, energy per request.

@@ -63,9 +63,8 @@ ktap_check 'grep -q "slackgov_decision: policy=$C mode=slo .*slo_us=12000 lat_q_
 
 # a step from 100 to 800 req/s at min builds a queue (rho 2.4 at 1 GHz): max
 # within one window (the sample after the first queued one), slo-queue; the
-# output leaves max span / 8 a window (falling straight back to f_need, which
-# the filtered L still held low, rebuilt a queue of 313 ms: 173-313 ms peaks,
-# mean queue 25 ms over the phase; coming down, 137-141 ms and 15 ms)
+# output leaves max span / 8 a window, not straight back to the f_need that
+# the filtered L still holds low
 b0=$(gstat $C boosts)
 echo > $TR/trace
 "$INJ" -C $C -t 5 -S 50000 -v 1000 -M 100:3000,800:1500 > step.log

@@ -78,10 +78,10 @@ lr_server_start() {
 	rm -f /tmp/lr.fifo && mkfifo /tmp/lr.fifo
 	taskset -c 1 "$LR_T/sgserver" -p 0 -t "$1" -m "$2" -s "$3" -w "$LR_ITERS" \
 		> /tmp/lr.fifo 2>/tmp/lr.server.err &
+	LR_SERVER_PID=$!
 	# a thread server takes at most THREADS connections and refuses the rest
 	LR_CONNS=4
 	[ "$2" = thread ] && [ "$1" -lt $LR_CONNS ] && LR_CONNS=$1
-	LR_SERVER_PID=$!
 	read -r word LR_PORT < /tmp/lr.fifo
 	[ "$word" = ready ] || return 1
 	lr_target_add

@@ -474,9 +474,24 @@ static size_t sgc_mc_get(char *buf, uint64_t *krng)
 	return len + 2;
 }
 
-static void *sgc_sender(void *arg)
+/*
+ * Queue one request scheduled at @sched on @c, sent at @now: sgserver's
+ * message (id *@id, then incremented) or a memcache multi-get drawn from
+ * *@krng.  Returns what sgc_enqueue() returns.
+ */
+static bool sgc_send(struct sgc_conn *c, uint64_t sched, uint64_t now, uint64_t *id,
+		     uint64_t *krng, uint64_t limit)
 {
 	static char mreq[4 + SGC_MC_MAX_KEYS * (SGC_MC_KEY_LEN + 1) + 2];
+	struct sgw_msg m = { .magic = SGW_REQ_MAGIC, .service_us = opt.service_us,
+			     .id = (*id)++, .sched_ns = sched, .sent_ns = now };
+
+	return opt.mc ? sgc_enqueue(c, mreq, sgc_mc_get(mreq, krng), sched, limit) :
+			sgc_enqueue(c, &m, sizeof(m), sched, limit);
+}
+
+static void *sgc_sender(void *arg)
+{
 	uint64_t rng = opt.seed, krng = opt.seed ^ 0x6b657973ull /* "keys" */, id = 0;
 	uint64_t limit = t0 + nsteps * step_ns;	/* never block past the run */
 	uint64_t giveup = (uint64_t)(opt.grace_s * 1e9 / 2);
@@ -492,7 +507,6 @@ static void *sgc_sender(void *arg)
 		double off = 0;
 
 		for (;;) {
-			struct sgw_msg m = { .magic = SGW_REQ_MAGIC, .service_us = opt.service_us };
 			struct sgc_conn *c;
 			uint64_t sched;
 
@@ -503,12 +517,7 @@ static void *sgc_sender(void *arg)
 			sgc_wait_until(sched);
 			if (!(c = sgc_pick(&rr)) || (opt.mc && sgc_mc_full(c)))
 				continue;
-			m.id = id++;
-			m.sched_ns = sched;
-			m.sent_ns = sgw_now_ns();
-			if (opt.mc ? sgc_enqueue(c, mreq, sgc_mc_get(mreq, &krng), sched, limit) :
-				     sgc_enqueue(c, &m, sizeof(m), sched, limit))
-				warm_sent++;
+			warm_sent += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
 		}
 		sgc_wait_until(t0);
 		if (opt.json)
@@ -526,7 +535,6 @@ static void *sgc_sender(void *arg)
 
 		/* arrivals restart at each step: memoryless, so still Poisson */
 		for (;;) {
-			struct sgw_msg m = { .magic = SGW_REQ_MAGIC, .service_us = opt.service_us };
 			struct sgc_conn *c;
 			uint64_t sched, now;
 
@@ -551,11 +559,7 @@ static void *sgc_sender(void *arg)
 			now = sgw_now_ns();
 			if (now > sched && now - sched > lag_max)
 				lag_max = now - sched;
-			m.id = id++;
-			m.sched_ns = sched;
-			m.sent_ns = now;
-			if (opt.mc ? sgc_enqueue(c, mreq, sgc_mc_get(mreq, &krng), sched, limit) :
-				     sgc_enqueue(c, &m, sizeof(m), sched, limit))
+			if (sgc_send(c, sched, now, &id, &krng, limit))
 				__atomic_fetch_add(&st->sent, 1, __ATOMIC_RELEASE);
 			else if (!sgc_dead(c))	/* stuck past the run's end */
 				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
