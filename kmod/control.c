@@ -117,7 +117,16 @@
  *    The output rises to f_need at once; it comes down by at most
  *    span / SG_SLO_DOWN_DIV (1/8 of cpuinfo max - min) per new window, so
  *    noise in one window cannot pull it far, and a falling load reaches
- *    min within 8 windows.
+ *    min within 8 windows.  The output is continuous and a CPU has a few
+ *    P-states: rounding it up (the driver's CPUFREQ_RELATION_L) runs the
+ *    next P-state for any need above one, 400 MHz in a six-state ladder, so
+ *    L's noise around a P-state would put the policy on the state above for
+ *    much of the time, and no tail needs that.  sg_ladder_pick() gives each
+ *    new window the P-state at or below or at or above the output, the one
+ *    above for a share (f - lo) / (hi - lo) of the windows (a first-order
+ *    sigma-delta, the one above first): the policy's mean frequency is the
+ *    output, and the outer loop sees the tail of that mix.  Not a P-state
+ *    that L would keep 95 % busy: that is step 3's boost.
  *
  * 3. **Saturation.**  The decision asks for max at once, without the rate
  *    limit (mode ``boost``), when in the latest window of a fresh target:
@@ -147,10 +156,15 @@
  *    likely noise, so that boost lasts one window.  The queue that built up
  *    is drained at max, not at the frequency that let it build.  The SLO
  *    output leaves a boost from max and comes down at most span / 8 per
- *    window as after any fall of f_need (step 2): the L that let the queue
- *    build is still in the filter when the drain ends, and the windows at
- *    the top are where it learns the demand, so a fall straight back to
- *    its f_need would rebuild the queue.
+ *    window as after any fall of f_need (step 2) while the target's latest
+ *    window did more work than its f_need (work rate above f_need): the L
+ *    that let the queue build is still in the filter when the drain ends,
+ *    and the windows at the top are where it learns the demand, so a fall
+ *    straight back to its f_need would rebuild the queue.  The first window
+ *    whose work fits under f_need ends the landing there: the boost was a
+ *    burst that f_need already covers (common at light load, where a few
+ *    requests arriving together queue over T / 4 at a low frequency), and
+ *    the windows near max cost the most energy per cycle.
  *
  * 4. **Slack PID** (targets without an SLO).  The most constrained such
  *    target (the smallest e_min = s_f - sp, sp its own setpoint or the
@@ -404,6 +418,25 @@ static u64 sg_slo_need(const struct sg_obs *o, u32 t)
 	return max_t(u64, need, div_u64((u64)o->load_f * SLACKGOV_ONE, SG_SLO_RHO_MAX));
 }
 
+/* Step 3: the window's mean queueing, of two requests or more, is over T / 2. */
+static bool sg_slo_queue(const struct sg_obs *o, u32 t)
+{
+	return o->nr_lat >= SG_SLO_QUEUE_MIN_REQ && (u64)o->queue_us * SG_SLO_QUEUE_DIV > t;
+}
+
+/* Step 3: the window's queue eats more than a quarter of T: not drained. */
+static bool sg_slo_queued(const struct sg_obs *o, u32 t)
+{
+	return o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t;
+}
+
+/* Step 3: behind: a window busy at its frequency that queued over T / 4. */
+static bool sg_slo_behind(const struct sg_obs *o, u32 t)
+{
+	return sg_slo_queued(o, t) && o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
+	       (u64)o->load * SLACKGOV_ONE >= (u64)o->f_khz * SG_SLO_RHO_BOOST;
+}
+
 /* ---- step 1: per-target filters --------------------------------------------- */
 
 /**
@@ -592,20 +625,15 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 	if (o->slo_us) {
 		u32 t = sg_slo_budget_us(o->slo_us, p->slo_margin);
 		u64 need = sg_slo_need(o, t);
-		bool queue = o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
-			     (u64)o->queue_us * SG_SLO_QUEUE_DIV > t;
 		bool busy = lim->cur && (u64)o->load_f * SLACKGOV_ONE >=
 					(u64)lim->cur * SG_SLO_RHO_BOOST;
-		/* the window's queue eats more than a quarter of T: not drained */
-		bool queued = o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t;
-		/* behind now: a busy window that queued so */
-		bool behind = queued && o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
-			      (u64)o->load * SLACKGOV_ONE >= (u64)o->f_khz * SG_SLO_RHO_BOOST;
 
-		if ((queue || busy) && !in->saturated)
+		if ((sg_slo_queue(o, t) || busy) && !in->saturated)
 			in->saturated = SG_R_SLO_QUEUE;
-		in->behind |= behind;
-		if (queued)
+		in->behind |= sg_slo_behind(o, t);
+		in->over_need |= (u64)o->load > need;
+		in->slo_load = max(in->slo_load, o->load_f);
+		if (sg_slo_queued(o, t))
 			in->drain = true;
 		in->slo_stamp = max(in->slo_stamp, o->stamp_ns);
 		if (need >= in->f_need) {
@@ -655,6 +683,41 @@ void sg_law_reset(struct sg_law *law, u32 cur_khz)
 	law->pid.rps1 = 0;
 	law->pid.target1 = U32_MAX;
 	law->slo_khz = cur_khz;
+	law->landing = false;
+	law->ladder_acc = 0;
+	law->ladder_khz = 0;
+}
+
+/**
+ * sg_ladder_pick - the SLO output on the policy's P-states (step 2)
+ * @law:	the law's state (its modulator)
+ * @in:		the combination (a new window of the leading SLO target steps
+ *		the modulator, else the last pick holds; the largest L)
+ * @f:		the SLO output, kHz
+ * @lo, @hi:	the P-states at or below and at or above @f
+ *
+ * Return: @lo or @hi, @hi for a share (f - lo) / (hi - lo) of the windows,
+ * @hi first; always @hi when an SLO target's L would keep @lo 95 % busy
+ * (step 3's boost: a P-state it saturates is no part of a plan).
+ */
+u32 sg_ladder_pick(struct sg_law *law, const struct sg_ctl_in *in, u32 f, u32 lo, u32 hi)
+{
+	s64 d = (s64)hi - lo;
+
+	if (f >= hi || hi <= lo ||
+	    (u64)lo * SG_SLO_RHO_BOOST <= (u64)in->slo_load * SLACKGOV_ONE)
+		return law->ladder_khz = hi;
+	if (f <= lo)
+		return law->ladder_khz = lo;
+	if (!in->slo_fresh && (law->ladder_khz == lo || law->ladder_khz == hi))
+		return law->ladder_khz;
+	/* first-order sigma-delta: the excess over lo asked, less what hi gave */
+	law->ladder_acc = clamp_t(s64, law->ladder_acc + f - lo, -d, d);
+	if (law->ladder_acc > 0) {
+		law->ladder_acc -= d;
+		return law->ladder_khz = hi;
+	}
+	return law->ladder_khz = lo;
 }
 
 static void sg_pid_step(const struct sg_law_params *p, struct sg_pid *pid,
@@ -807,8 +870,13 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		s64 need = clamp_t(u64, in->f_need, lo, hi);
 		s64 down = in->slo_fresh ? lim->span / SG_SLO_DOWN_DIV : 0;
 
+		/* step 3: a landing whose window fits under f_need ends there */
+		if (law->landing && in->slo_fresh && !in->over_need)
+			down = hi - lo;
 		out->f_need = in->f_need;
 		law->slo_khz = clamp(max(need, law->slo_khz - down), lo, hi);
+		if (law->slo_khz <= need)
+			law->landing = false;
 	}
 	if (has_pid) {					/* steps 4, 5 */
 		sg_pid_step(p, &law->pid, in, lim, out);
@@ -837,6 +905,7 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		out->urgent = true;
 		mode = SG_MODE_BOOST;
 		law->slo_khz = hi;	/* step 3: a boost ends by coming down */
+		law->landing = true;
 	}
 	out->entered_boost = mode == SG_MODE_BOOST && prev != SG_MODE_BOOST;
 	law->mode = out->mode = mode;

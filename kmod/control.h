@@ -160,6 +160,9 @@ struct sg_k_mem {
  * @drain:	a target's latest window still shows a queue (step 3)
  * @behind:	an SLO target's latest window ran busy and queued over T / 4:
  *		a boost, or the drain of one already running (step 3)
+ * @over_need:	an SLO target's latest window did more work than its f_need:
+ *		its L lags a rise (step 3's landing)
+ * @slo_load:	the largest filtered work rate L of the SLO targets, kHz
  * @f_need:	largest SLO frequency need, kHz
  * @slo_us, @lat_q_us, @lat_win_us, @queue_us, @k_milli, @slo_target:
  *		the SLO target with the largest need (trace, stats)
@@ -175,7 +178,8 @@ struct sg_ctl_in {
 	u64	seq;
 	u32	cv;
 	u32	saturated;
-	bool	drain, behind;
+	bool	drain, behind, over_need;
+	u32	slo_load;
 	u64	f_need;
 	u32	slo_us, lat_q_us, lat_win_us, queue_us, k_milli, slo_target;
 	bool	fresh, slo_fresh;
@@ -199,6 +203,9 @@ struct sg_pid {
  * struct sg_law - the law's state for one policy
  * @pid:	the slack PID
  * @slo_khz:	the SLO output after the down-rate limit, kHz
+ * @landing:	the SLO output is coming down from a boost (step 3)
+ * @ladder_acc:	the P-state modulator's state (step 2, sg_ladder_pick()), kHz
+ * @ladder_khz:	its latest pick
  * @mode:	current mode
  * @consumed_ns: newest slot stamp the PID stepped on
  * @slo_consumed_ns: newest SLO slot stamp the SLO output used
@@ -206,6 +213,9 @@ struct sg_pid {
 struct sg_law {
 	struct sg_pid	pid;
 	s64		slo_khz;
+	bool		landing;
+	s64		ladder_acc;
+	u32		ladder_khz;
 	enum sg_mode	mode;
 	u64		consumed_ns;
 	u64		slo_consumed_ns;
@@ -246,6 +256,7 @@ void sg_ctl_begin(struct sg_ctl_in *in);
 void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_law_params *p,
 		const struct sg_limits *lim, u64 now);
 void sg_law_reset(struct sg_law *law, u32 cur_khz);
+u32 sg_ladder_pick(struct sg_law *law, const struct sg_ctl_in *in, u32 f, u32 lo, u32 hi);
 enum sg_mode sg_law_mode(const struct sg_law *law, const struct sg_ctl_in *in,
 			 const struct sg_signal *sig, const struct sg_law_params *p);
 void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signal *sig,

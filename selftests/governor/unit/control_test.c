@@ -414,6 +414,29 @@ static void test_slo_steps(void)
 	decide(&law, o, 1, now, &out, &in);
 	CHECK(out.mode == SG_MODE_SLO && out.freq == FMAX - LIM.span / 8,
 	      "a drained window ends the boost, coming down from max by span / 8 (%u)", out.freq);
+	CHECK(in.over_need && law.landing,
+	      "the window's work is above f_need (L lags the step): landing goes on");
+	{
+		struct sg_law l = law;
+		struct sg_obs r = o[0];
+
+		/* the next window's work fits under f_need: down to f_need at once */
+		q = r;
+		q.load = (u32)min_t(u64, sg_slo_need(&r, sg_slo_budget_us(20000, 200)) / 2, FMAX);
+		q.stamp_ns += 10 * MS;
+		decide(&l, &q, 1, now + 10 * MS, &out, &in);
+		CHECK(!in.over_need && !l.landing && out.mode == SG_MODE_SLO &&
+		      out.freq == clamp_t(u64, in.f_need, FMIN, FMAX) &&
+		      out.freq < FMAX - LIM.span / 4,
+		      "a landing window whose work fits under f_need: at f_need at once (%u)",
+		      out.freq);
+		/* outside a landing the fall stays span / 8 per window */
+		l.slo_khz = FMAX;
+		q.stamp_ns += 10 * MS;
+		decide(&l, &q, 1, now + 20 * MS, &out, &in);
+		CHECK(out.freq == FMAX - LIM.span / 8,
+		      "no boost before: f_need's fall is span / 8 a window (%u)", out.freq);
+	}
 
 	/* a window busy at its frequency that queued over T / 4: behind, boost */
 	{
@@ -634,6 +657,39 @@ static void test_closed_loop(void)
 	      f3, r);
 }
 
+/* Step 2's P-state modulator: the mean pick is the output, hi first. */
+static void test_ladder(void)
+{
+	struct sg_ctl_in in = { .slo_fresh = true, .slo_load = 1000000 };
+	struct sg_law law = {};
+	u32 lo = 2200000, hi = 2600000, f = 2500000, pick, n_hi = 0;
+	int i;
+
+	pick = sg_ladder_pick(&law, &in, f, lo, hi);
+	CHECK(pick == hi, "ladder: the first pick between two P-states is the one above");
+	for (i = 1; i < 100; i++)
+		n_hi += sg_ladder_pick(&law, &in, f, lo, hi) == hi;
+	n_hi++;
+	CHECK(n_hi == 75, "ladder: 2.5 GHz between 2.2 and 2.6: the one above in 75 of 100 windows (%u)",
+	      n_hi);
+	pick = law.ladder_khz;
+	in.slo_fresh = false;
+	CHECK(sg_ladder_pick(&law, &in, f, lo, hi) == pick,
+	      "ladder: no new window: the last pick holds");
+	in.slo_fresh = true;
+	CHECK(sg_ladder_pick(&law, &in, hi, hi, hi) == hi &&
+	      sg_ladder_pick(&law, &in, lo, lo, hi) == lo,
+	      "ladder: an output on a P-state runs that P-state");
+	for (i = 0, n_hi = 0; i < 100; i++)
+		n_hi += sg_ladder_pick(&law, &in, lo + 4000, lo, hi) == hi;
+	CHECK(n_hi == 1 || n_hi == 2, "ladder: 1 %% above lo: the one above in 1 of 100 windows (%u)",
+	      n_hi);
+	in.slo_load = lo * 96 / 100;
+	for (i = 0, n_hi = 0; i < 100; i++)
+		n_hi += sg_ladder_pick(&law, &in, lo + 4000, lo, hi) == hi;
+	CHECK(n_hi == 100, "ladder: L at 96 %% of lo: never lo (the boost's busy test) (%u)", n_hi);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -645,6 +701,7 @@ int main(void)
 	test_pid_steps();
 	test_ff_bounds();
 	test_slo_steps();
+	test_ladder();
 	test_stale_exit();
 	test_closed_loop();
 	printf("1..%d\n", nr);
