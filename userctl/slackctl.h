@@ -89,6 +89,7 @@ double sc_energy_delta(const struct sc_energy_zone *a, int na, const struct sc_e
 struct sc_policy {
 	char name[32], gov[32], cur[32], mode[32], reason[32], dec[32], boosts[32], fb[32];
 	char last_freq[32], last_slack[32];
+	char lat_q[32], slo_k[32];	/* the SLO law's last tail (us) and K x 1000 */
 	char law[32];		/* "builtin", "bpf:<name>" (policy.c) */
 };
 /* at most this many policies are shown (one per CPU on the largest machines we know) */

@@ -419,6 +419,8 @@ int sc_read_policies(struct sc_policy **out)
 		read_stat(dir, "decisions", p[i].dec, sizeof(p[i].dec));
 		read_stat(dir, "boosts", p[i].boosts, sizeof(p[i].boosts));
 		read_stat(dir, "fallbacks", p[i].fb, sizeof(p[i].fb));
+		read_stat(dir, "last_lat_us", p[i].lat_q, sizeof(p[i].lat_q));
+		read_stat(dir, "last_slo_k", p[i].slo_k, sizeof(p[i].slo_k));
 		read_stat(dir, "law", p[i].law, sizeof(p[i].law));
 	}
 	globfree(&g);
@@ -431,10 +433,30 @@ bool sc_is_number(const char *s)
 	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
+/* the SLO law's last tail; "-" without an SLO target */
+static const char *policy_lat(const struct sc_policy *p, char *buf, size_t len)
+{
+	unsigned long us = strtoul(p->lat_q, NULL, 10);
+
+	return lat_text(sc_is_number(p->lat_q) && us ? (double)us : -1.0, buf, len);
+}
+
+/* the SLO law's K (x 1000 in sysfs); "-" without an SLO target */
+static const char *policy_k(const struct sc_policy *p, char *buf, size_t len)
+{
+	unsigned long k = strtoul(p->slo_k, NULL, 10);
+
+	if (!sc_is_number(p->slo_k) || !k)
+		return "-";
+	snprintf(buf, len, "%.2f", k / 1e3);
+	return buf;
+}
+
 static void status_policies(void)
 {
 	struct sc_policy *p;
 	int i, n = sc_read_policies(&p);
+	char lat[32], k[32];
 
 	if (json_wtr) {
 		jsonw_name(json_wtr, "policies");
@@ -453,16 +475,19 @@ static void status_policies(void)
 			jsonw_number_text_field(json_wtr, "decisions", p[i].dec);
 			jsonw_number_text_field(json_wtr, "boosts", p[i].boosts);
 			jsonw_number_text_field(json_wtr, "fallbacks", p[i].fb);
+			jsonw_number_text_field(json_wtr, "lat_q_us", p[i].lat_q);
+			jsonw_number_text_field(json_wtr, "slo_k_milli", p[i].slo_k);
 			jsonw_string_field(json_wtr, "law", p[i].law);
 			jsonw_end_object(json_wtr);
 			continue;
 		}
 		if (!i)
-			printf("\n%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s %s\n", "POLICY", "GOVERNOR",
-			       "KHZ", "MODE", "REASON", "LAST_KHZ", "DECISIONS", "BOOSTS", "FALLBACKS", "LAW");
-		printf("%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s %s\n", p[i].name, p[i].gov,
+			printf("\n%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s %8s %6s %s\n", "POLICY",
+			       "GOVERNOR", "KHZ", "MODE", "REASON", "LAST_KHZ", "DECISIONS", "BOOSTS",
+			       "FALLBACKS", "LAT_Q", "K", "LAW");
+		printf("%-10s %-12s %10s %-8s %-12s %10s %10s %8s %9s %8s %6s %s\n", p[i].name, p[i].gov,
 		       p[i].cur, p[i].mode, p[i].reason, p[i].last_freq, p[i].dec, p[i].boosts, p[i].fb,
-		       p[i].law);
+		       policy_lat(&p[i], lat, sizeof(lat)), policy_k(&p[i], k, sizeof(k)), p[i].law);
 	}
 	if (json_wtr)
 		jsonw_end_array(json_wtr);

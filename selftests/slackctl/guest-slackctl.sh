@@ -17,7 +17,7 @@ POL1=/sys/devices/system/cpu/cpufreq/policy1
 taskset -p 1 $$ > /dev/null 2>&1
 
 # rmmod can see EAGAIN for a moment after the last BPF program went away
-ktap_plan 37
+ktap_plan 38
 # emulate=0: a plain table driver (the emulated slowdown is not under test)
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 fast_switch=${VFREQ_FAST_SWITCH:-0} ||
 	ktap_skip_all "vfreq.ko does not load"
@@ -129,6 +129,9 @@ ktap_check 'grep -qE "\"last_freq_khz\": [1-9][0-9]*$" pol1.txt && grep -qE "\"d
 	"status -j: its last decision and a decision count"
 ktap_check 'grep -qE "\"last_reason\": \"[a-z-]+\"" pol1.txt && ! grep -q "\"last_reason\": \"-\"" pol1.txt' \
 	"status -j: the reason of the last decision"
+ktap_check 'grep -qE "\"lat_q_us\": 0$" pol1.txt && grep -qE "\"slo_k_milli\": 0$" pol1.txt &&
+	grep -qE "^policy1 .* - +- +builtin$" st.txt' \
+	"status: the SLO law's tail and K, none without an SLO target (0 in -j, - in the table)"
 ktap_check 'grep -qE "^policy1 +slack +[0-9]+ +[a-z]+ +[a-z-]+ +[0-9]+ +[1-9]" st.txt' \
 	"status: a policy1 row with frequency, mode, reason, last decision, decisions"
 ktap_check 'grep -qE "^slackgov_policy_decisions_total\{policy=\"policy1\"\} [1-9]" prom.txt &&
