@@ -418,6 +418,12 @@ static u64 sg_slo_need(const struct sg_obs *o, u32 t)
 	return max_t(u64, need, div_u64((u64)o->load_f * SLACKGOV_ONE, SG_SLO_RHO_MAX));
 }
 
+/* Step 3: work at rate @load (kHz) keeps a CPU at @khz 95 % busy or more. */
+static bool sg_slo_saturates(u64 load, u64 khz)
+{
+	return load * SLACKGOV_ONE >= khz * SG_SLO_RHO_BOOST;
+}
+
 /* Step 3: the window's mean queueing, of two requests or more, is over T / 2. */
 static bool sg_slo_queue(const struct sg_obs *o, u32 t)
 {
@@ -434,7 +440,7 @@ static bool sg_slo_queued(const struct sg_obs *o, u32 t)
 static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 {
 	return sg_slo_queued(o, t) && o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
-	       (u64)o->load * SLACKGOV_ONE >= (u64)o->f_khz * SG_SLO_RHO_BOOST;
+	       sg_slo_saturates(o->load, o->f_khz);
 }
 
 /* ---- step 1: per-target filters --------------------------------------------- */
@@ -625,8 +631,7 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 	if (o->slo_us) {
 		u32 t = sg_slo_budget_us(o->slo_us, p->slo_margin);
 		u64 need = sg_slo_need(o, t);
-		bool busy = lim->cur && (u64)o->load_f * SLACKGOV_ONE >=
-					(u64)lim->cur * SG_SLO_RHO_BOOST;
+		bool busy = lim->cur && sg_slo_saturates(o->load_f, lim->cur);
 
 		if ((sg_slo_queue(o, t) || busy) && !in->saturated)
 			in->saturated = SG_R_SLO_QUEUE;
@@ -704,8 +709,7 @@ u32 sg_ladder_pick(struct sg_law *law, const struct sg_ctl_in *in, u32 f, u32 lo
 {
 	s64 d = (s64)hi - lo;
 
-	if (f >= hi || hi <= lo ||
-	    (u64)lo * SG_SLO_RHO_BOOST <= (u64)in->slo_load * SLACKGOV_ONE)
+	if (f >= hi || hi <= lo || sg_slo_saturates(in->slo_load, lo))
 		return law->ladder_khz = hi;
 	if (f <= lo)
 		return law->ladder_khz = lo;

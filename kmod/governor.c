@@ -165,12 +165,6 @@ static u32 sg_util_load(struct sg_policy *sp)
 	return load;
 }
 
-/*
- * One decision for a policy: gather the targets, run the control law
- * (control.c), update stats and trace.  Called under sp->lock (atomic).
- * Returns the frequency to ask for; *urgent when it must not wait for the
- * rate limit; *next_ns: when to look again without a new sample (0: never).
- */
 /* Step 2: the SLO output as one of the two P-states around it (control.c). */
 static unsigned int sg_ladder(struct sg_policy *sp, const struct sg_ctl_in *in,
 			      unsigned int f)
@@ -185,6 +179,12 @@ static unsigned int sg_ladder(struct sg_policy *sp, const struct sg_ctl_in *in,
 			      policy->freq_table[h].frequency);
 }
 
+/*
+ * One decision for a policy: gather the targets, run the control law
+ * (control.c), update stats and trace.  Called under sp->lock (atomic).
+ * Returns the frequency to ask for; *urgent when it must not wait for the
+ * rate limit; *next_ns: when to look again without a new sample (0: never).
+ */
 static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *next_ns)
 {
 	struct cpufreq_policy *policy = sp->policy;
