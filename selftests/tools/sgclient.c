@@ -652,6 +652,33 @@ static bool sgc_readable(struct sgc_conn *c, int *next_final)
 }
 
 /*
+ * memcache: the <bytes> of a "VALUE <key> <flags> <bytes>" line ending at
+ * @eol into *@bytes; false for any other line.  By hand, not sscanf(): an
+ * answer of --mget 200 is 200 such lines, and at sscanf()'s cost the
+ * client's parsing was as long as memcached's work under the emulator, a
+ * share of every latency it measured that no server-side figure can see.
+ */
+static bool sgc_mc_value_bytes(const char *line, const char *eol, unsigned long *bytes)
+{
+	const char *p = eol;
+	unsigned long v = 0, scale = 1;
+
+	if (strncmp(line, "VALUE ", 6))
+		return false;
+	while (p > line + 6 && p[-1] >= '0' && p[-1] <= '9') {
+		if (scale > ULONG_MAX / 10)
+			return false;
+		v += (unsigned long)(*--p - '0') * scale;
+		scale *= 10;
+	}
+	/* digits after a space, and a key and flags before it */
+	if (p == eol || p[-1] != ' ' || !memchr(line + 6, ' ', p - 1 - (line + 6)))
+		return false;
+	*bytes = v;
+	return true;
+}
+
+/*
  * memcache: read memcached's answers to "get" as they arrive, "VALUE <key>
  * <flags> <bytes>\r\n<data>\r\n" per key found, then "END\r\n".  An answer
  * ends at END and is timed against the oldest request in flight on the
@@ -691,7 +718,7 @@ static bool sgc_mc_readable(struct sgc_conn *c, int *next_final)
 		}
 		*eol = '\0';
 		pos = eol + 2 - c->in;
-		if (sscanf(line, "VALUE %*s %*u %lu", &bytes) == 1) {
+		if (sgc_mc_value_bytes(line, eol, &bytes)) {
 			c->skip = bytes + 2;
 			c->values++;
 			continue;
