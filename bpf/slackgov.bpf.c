@@ -202,6 +202,10 @@ enum { SG_NONE, SG_SEND, SG_RECV, SG_WAIT };
 #define SG_SCRATCH_TIMER	1
 /* Processes of targets tracked for exit detection (all targets together). */
 #define SG_MAX_PROCS		8192
+/* Arrival stamps kept per socket (unread segments) and per thread (the
+ * pending read's segments), a power of 2: a read of more segments merges the
+ * newest ones into the last stamp (latency.bpf.h, DOC "request latency"). */
+#define SG_LAT_STAMPS		8
 
 struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 start_ns;
@@ -270,12 +274,23 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 lat_arr_ns;	/* the pending read: arrival of its first byte */
 	__u64 lat_last_ns;	/* ... arrival of the newest byte it took */
 	__u64 lat_read_ns;	/* ... and the read that took it (0: none pending) */
-	__u32 lat_answered;	/* ... answered at least once */
+	__u32 lat_answered;	/* ... its answers so far */
+	__u32 lat_seq0;		/* ... sequence number of its oldest byte */
+	__u32 lat_seq1;		/* ... and of the byte after its newest */
+	__u32 lat_nst;		/* ... segments stamped in lat_st_* */
+	__u64 lat_st_rd;	/* ... rd_ns of the read that began them */
+	__u32 lat_st_end[SG_LAT_STAMPS];	/* ... each one's end sequence */
+	__u64 lat_st_ns[SG_LAT_STAMPS];		/* ... and arrival */
+	__u32 lat_req_bytes;	/* bytes read per answer, recent reads (0: none yet) */
 };
 
 struct sg_sock {		/* socks map: a TCP socket a target thread read */
 	__u64 first_ns;		/* arrival of the oldest unread stamped data (0: none) */
 	__u64 last_ns;		/* arrival of the newest segment with payload */
+	__u32 st_start;		/* sequence number of the oldest unread stamped byte */
+	__u32 st_n;		/* unread segments stamped in st_* */
+	__u32 st_end[SG_LAT_STAMPS];	/* each one's end sequence */
+	__u64 st_ns[SG_LAT_STAMPS];	/* and arrival */
 };
 
 struct sg_lat_hist {		/* lat_scratch map: a window's latency buckets */

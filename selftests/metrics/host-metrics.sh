@@ -2,9 +2,9 @@
 # host-metrics.sh - the BPF side's metrics against the project's server and
 # client: sends counted equal requests served (observed RPS), slack falls as
 # load rises (also for a thread-per-connection server, whose workers wait in
-# blocking reads), every answer to requests read at once is timed, the
-# recent tail forgets an overload within its horizon, a process that is not
-# a target is not counted.
+# blocking reads), every answer to requests read at once is timed, each
+# from its own arrival, the recent tail forgets an overload within its
+# horizon, a process that is not a target is not counted.
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/lib/server.sh"
 
@@ -16,7 +16,7 @@ sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
 
-ktap_plan 14
+ktap_plan 15
 "$S" load > /dev/null
 start_server "$B/sgserver" -t 2 -s 100
 "$S" target add --pid $SPID > /dev/null
@@ -69,6 +69,26 @@ ktap_check '[ "${tr:-0}" -gt 0 ] && [ $((tr * 2)) -le "${ts:-0}" ] && [ "${tn:-0
 	"pipelined requests read at once: every answer timed ($tn timed, $ts sends, $tr reads)"
 "$S" target del --pid $SPID > /dev/null
 kill $SPID
+
+# three requests 40 ms apart wait in the socket and are read at once: each
+# is timed from its own arrival (the byte one request size past the read's
+# oldest), not the later ones from the newest: the server-side latencies
+# sum to the client's, less loopback's microseconds (from the newest byte,
+# the second one would lose 40 ms)
+python3 "$SG_TOP/selftests/metrics/pipeline.py" server > pp.port & PP=$!
+sg_defer "kill $PP 2>/dev/null"
+for i in $(seq 1 20); do [ -s pp.port ] && break; sleep 0.1; done
+pslot=$("$S" -j target add --pid $PP | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
+plat() { "$B/sgwin" -s "$pslot" | sed -n 's/^lat //p' | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+pn0=$(plat total_lat) pt0=$(plat total_lat_ns)
+pcl=$(python3 "$SG_TOP/selftests/metrics/pipeline.py" client "$(cat pp.port)")
+sleep 0.1
+pn1=$(plat total_lat) pt1=$(plat total_lat_ns)
+psum=$(( (${pt1:-0} - ${pt0:-0}) / 1000 )) csum=$(echo "$pcl" | cut -d' ' -f4)
+ktap_note "client: latencies $(echo "$pcl" | cut -d' ' -f1-3) us, sum ${csum:-?}; server side: $(( ${pn1:-0} - ${pn0:-0} )) timed (two warm-ups), sum $psum us"
+ktap_check '[ -n "$csum" ] && [ "$psum" -le "$csum" ] && [ "$psum" -ge $((csum - 5000)) ]' \
+	"requests read at once: each timed from its own arrival (sum within 5 ms under the client's)"
+"$S" target del --pid $PP > /dev/null
 
 # the recent tail (lat_q_us, what the SLO law holds) has a hard horizon of
 # 2 s: an overload's slow requests are gone from it within 2 s of its end
