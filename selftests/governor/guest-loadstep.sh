@@ -54,7 +54,9 @@ ktap_eq slack "$(cat $LR_POL1/scaling_governor)" "cpu1's policy runs slack, serv
 
 # trace: every decision, every frequency change, phase markers
 echo 0 > $TR/tracing_on
-old_kb=$(cat $TR/buffer_size_kb)
+# the size to restore: before the ring buffer is first used it reads
+# "7 (expanded: 1408)", the size it takes when it is
+old_kb=$(sed 's/.*expanded: *\([0-9]*\).*/\1/' $TR/buffer_size_kb)
 echo 4096 > $TR/buffer_size_kb
 sg_defer "echo $old_kb > $TR/buffer_size_kb"
 echo > $TR/trace

@@ -105,8 +105,10 @@ $KTAP_DEFERRED"; }
 sg_run_deferred() {
 	_cmds=$KTAP_DEFERRED
 	KTAP_DEFERRED=""
+	# each in a subshell: a command that does not parse ends only itself,
+	# not the clean-up after it (the shell leaves on an eval syntax error)
 	printf '%s\n' "$_cmds" | while IFS= read -r _c; do
-		[ -n "$_c" ] && eval "$_c" >/dev/null 2>&1
+		[ -n "$_c" ] && (eval "$_c") >/dev/null 2>&1 < /dev/null
 	done
 	return 0
 }
