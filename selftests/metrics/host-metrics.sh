@@ -73,8 +73,10 @@ kill $SPID
 # three requests 40 ms apart wait in the socket and are read at once: each
 # is timed from its own arrival (the byte one request size past the read's
 # oldest), not the later ones from the newest: the server-side latencies
-# sum to the client's, less loopback's microseconds (from the newest byte,
-# the second one would lose 40 ms)
+# sum to the client's within loopback's microseconds (from the newest byte,
+# the second one would lose 40 ms).  Within 1 ms over: the server-side sum
+# holds the two warm-ups' tens of microseconds too, the client's is of
+# whole microseconds
 python3 "$SG_TOP/selftests/metrics/pipeline.py" server > pp.port & PP=$!
 sg_defer "kill $PP 2>/dev/null"
 for i in $(seq 1 20); do [ -s pp.port ] && break; sleep 0.1; done
@@ -86,8 +88,8 @@ sleep 0.1
 pn1=$(plat total_lat) pt1=$(plat total_lat_ns)
 psum=$(( (${pt1:-0} - ${pt0:-0}) / 1000 )) csum=$(echo "$pcl" | cut -d' ' -f4)
 ktap_note "client: latencies $(echo "$pcl" | cut -d' ' -f1-3) us, sum ${csum:-?}; server side: $(( ${pn1:-0} - ${pn0:-0} )) timed (two warm-ups), sum $psum us"
-ktap_check '[ -n "$csum" ] && [ "$psum" -le "$csum" ] && [ "$psum" -ge $((csum - 5000)) ]' \
-	"requests read at once: each timed from its own arrival (sum within 5 ms under the client's)"
+ktap_check '[ -n "$csum" ] && [ "$psum" -le $((csum + 1000)) ] && [ "$psum" -ge $((csum - 5000)) ]' \
+	"requests read at once: each timed from its own arrival (sum within 5 ms of the client's)"
 "$S" target del --pid $PP > /dev/null
 
 # the recent tail (lat_q_us, what the SLO law holds) has a hard horizon of
