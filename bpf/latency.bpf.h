@@ -29,8 +29,8 @@
  *    ends past it), its end sequence number and arrival are appended to the
  *    socket's byte map, the arrival of each unread segment (SG_LAT_STAMPS =
  *    8 of them; when they are full, the last one takes the newer segments
- *    and dates them all from the newest).  When the reader owns the socket at that moment (it is inside its
- *    read), the segment waits in the socket's backlog and the tracepoint
+ *    and dates them all from the newest).  When the reader owns the socket
+ *    at that moment (it is inside its read), the segment waits in the socket's backlog and the tracepoint
  *    fires when the reader releases the socket: that stamp is late by the
  *    rest of the read.
  *
@@ -76,9 +76,9 @@
  *   busy server, are timed with their wait in the socket.  Timed from the
  *   newest byte read instead, memcached's multi-gets in the emulated guest
  *   showed half their client's p99 under a slow policy (evaluation.rst),
- *   and the SLO law held a tail shorter than the clients'.  Requests of unequal sizes are placed by the mean size, so a
- *   later answer can be dated a little early or late; the first is always
- *   exact.  One send for all of them: one request, the oldest's latency,
+ *   and the SLO law held a tail shorter than the clients'.  Requests of
+ *   unequal sizes are placed by the mean size, so a later answer can be
+ *   dated a little early or late; the first is always exact.  One send for all of them: one request, the oldest's latency,
  *   their most.
  * - One answer in several sends (a header then a body, a large answer in
  *   pieces): one request counts once per send, as in ``rps``, and the
@@ -208,6 +208,13 @@ static __always_inline __u64 lat_stamp(__u64 t, __u64 now)
 	return t && t <= now ? t : now;
 }
 
+/* A read on the thread's fd now starts a new pending request: none is
+ * pending, it was on another fd, or it was answered. */
+static __always_inline bool lat_new_pending(const struct sg_thread *th)
+{
+	return !th->lat_read_ns || th->lat_fd != th->fd || th->lat_answered;
+}
+
 /* The pending read's answers are over: fold its bytes per answer into the
  * thread's request size. */
 static __always_inline void lat_read_end(struct sg_thread *th)
@@ -244,7 +251,7 @@ static __always_inline void lat_read(struct sock *sk)
 		th->rd_ns = now;
 		/* a new pending read (as lat_recv_done() will decide): its
 		 * bytes start at the oldest unread stamped one */
-		if (!th->lat_read_ns || th->lat_fd != th->fd || th->lat_answered) {
+		if (lat_new_pending(th)) {
 			lat_read_end(th);
 			th->lat_nst = 0;
 			th->lat_st_rd = now;
@@ -273,12 +280,12 @@ static __always_inline void lat_read(struct sock *sk)
 		ss->st_ns[SG_ST(i)] = ss->st_ns[SG_ST(i + k)];
 	}
 	ss->st_n = n - k;
-	if (ss->st_n)
+	if (ss->st_n) {
 		ss->st_start = copied;
-	if (ss->st_n)
 		ss->first_ns = ss->st_ns[0];
-	else
+	} else {
 		ss->first_ns = tp->rcv_nxt == copied ? 0 : ss->last_ns;
+	}
 }
 
 /* sys_enter of a send or recv of a target thread: its fd, no TCP read yet. */
@@ -293,7 +300,7 @@ static __always_inline void lat_recv_done(struct sg_thread *th)
 {
 	if (!th->rd_ns)
 		return;			/* not a TCP read */
-	if (!th->lat_read_ns || th->lat_fd != th->fd || th->lat_answered) {
+	if (lat_new_pending(th)) {
 		th->lat_arr_ns = th->rd_arr_ns;
 		th->lat_read_ns = th->rd_ns;
 		th->lat_fd = th->fd;
