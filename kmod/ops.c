@@ -51,9 +51,9 @@
  *    rate limited by the rate_limit_us knob (an ops decision is never
  *    urgent; a change of limits still is).
  *
- * Context: next_freq() runs in the decision path, in the policy's worker
- * kthread or in an irq_work (hard interrupt) for fast-switching drivers,
- * with the policy's raw spinlock held and interrupts off.  So it may not
+ * Context: next_freq() runs in the decision path, in an irq_work or the
+ * policy's deadline hrtimer (hard interrupt), with the policy's raw
+ * spinlock held and interrupts off.  So it may not
  * sleep (sleepable programs are refused at load), has the helpers every
  * program has (bpf_base_func_proto()) and sees the view read-only (the
  * verifier refuses writes).  It should be short: it delays the decision of

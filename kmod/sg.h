@@ -87,9 +87,10 @@ DECLARE_PER_CPU(struct sg_cpu, sg_cpu);
 /*
  * struct sg_policy - governor state of one cpufreq policy.
  *
- * Locking: @lock (raw) serialises the decision (PID state, mode, stats) between
- * the worker and the fast-switch hook path; @work_lock (mutex) serialises
- * __cpufreq_driver_target() with ->limits(); the stats are read lockless.
+ * Locking: @lock (raw) serialises the decision (law state, mode, stats,
+ * @work_freq) between the irq_work, the timer and the worker; @work_lock
+ * (mutex) serialises __cpufreq_driver_target() with ->limits(); the stats
+ * are read lockless.
  */
 struct sg_policy {
 	struct cpufreq_policy	*policy;
@@ -101,11 +102,12 @@ struct sg_policy {
 	u64			last_sample_ns;	/* newest sample stamp, set by the kfunc */
 	u64			last_exit_ns;	/* newest EXITED sample stamp, set by the kfunc */
 	u64			last_change_ns;
+	unsigned int		work_freq;	/* a change for the worker to apply, 0: none */
 	u64			hook_ns;	/* rq clock of the last hook-triggered step */
 	bool			limits_changed;	/* next change skips the rate limit */
 	bool			stopping;	/* set by ->stop: runs return at once */
 
-	/* deferral: kfunc/hook -> irq_work -> worker; deadlines: timer -> worker */
+	/* deferral: kfunc/hook -> irq_work, deadlines -> timer: decide; worker: apply */
 	struct irq_work		irq_work;
 	struct kthread_worker	*worker;
 	struct kthread_work	work;
