@@ -140,13 +140,17 @@
  *      exceeds T / 2, or its filtered work rate L reaches 95 % of the
  *      current frequency, or the window itself ran 95 % busy at its
  *      frequency while its mean queueing exceeded T / 4 (``slo-queue``):
- *      the queue, not a slow request, eats the budget.  Two requests,
- *      because one slow request at low load queues nothing but itself; the
- *      filtered L, because one busy window is noise, unless that window
- *      also queued: a CPU busy through a window does no more work than its
- *      frequency allows, so L cannot see a demand above the frequency
- *      until the filter has followed it up step by step, while the queue
- *      grows (a load that resumes after an idle spell).
+ *      the queue, not a slow request, eats the budget.  Two requests
+ *      for the queue test alone, because one slow request at low load
+ *      queues nothing but itself; one is enough in a window busy at its
+ *      frequency, which cannot answer more while a backlog waits (at a low
+ *      frequency a 5 ms request leaves room for two in a window, and a
+ *      growing queue then shows one answer a window).  The filtered L,
+ *      because one busy window is noise, unless that window also queued: a
+ *      CPU busy through a window does no more work than its frequency
+ *      allows, so L cannot see a demand above the frequency until the
+ *      filter has followed it up step by step, while the queue grows (a
+ *      load that resumes after an idle spell).
  *
  *    A boost is held (``saturated-drain``) until a window shows the queue
  *    drained: for an SLO target, a window whose mean queueing is at most
@@ -436,11 +440,13 @@ static bool sg_slo_queued(const struct sg_obs *o, u32 t)
 	return o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t;
 }
 
-/* Step 3: behind: a window busy at its frequency that queued over T / 4. */
+/*
+ * Step 3: behind: a window busy at its frequency whose timed requests, one
+ * or more, queued over T / 4.
+ */
 static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 {
-	return sg_slo_queued(o, t) && o->nr_lat >= SG_SLO_QUEUE_MIN_REQ &&
-	       sg_slo_saturates(o->load, o->f_khz);
+	return sg_slo_queued(o, t) && sg_slo_saturates(o->load, o->f_khz);
 }
 
 /* ---- step 1: per-target filters --------------------------------------------- */

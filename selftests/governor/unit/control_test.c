@@ -450,6 +450,14 @@ static void test_slo_steps(void)
 		decide(&l, &q, 1, now, &out, &in);
 		CHECK(out.reason == SG_R_SLO_QUEUE && out.freq == FMAX,
 		      "busy window, queueing over T / 4: slo-queue boost");
+		q.nr_lat = 1;
+		l = l0;
+		decide(&l, &q, 1, now, &out, &in);
+		CHECK(out.reason == SG_R_SLO_QUEUE && out.freq == FMAX,
+		      "busy window, one request queued over T / 4: slo-queue boost");
+		q.nr_lat = o[0].nr_lat;
+		l = l0;
+		decide(&l, &q, 1, now, &out, &in);
 		q.stamp_ns += 10 * MS;
 		q.f_khz = FMAX;
 		q.load = FMAX;
