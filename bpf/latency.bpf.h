@@ -30,9 +30,9 @@
  *    socket's byte map, the arrival of each unread segment (SG_LAT_STAMPS =
  *    8 of them; when they are full, the last one takes the newer segments
  *    and dates them all from the newest).  When the reader owns the socket
- *    at that moment (it is inside its read), the segment waits in the socket's backlog and the tracepoint
- *    fires when the reader releases the socket: that stamp is late by the
- *    rest of the read.
+ *    at that moment (it is inside its read), the segment waits in the
+ *    socket's backlog and the tracepoint fires when the reader releases the
+ *    socket: that stamp is late by the rest of the read.
  *
  * 2. **Read** (``tp_btf/tcp_rcv_space_adjust``, in the reader's context
  *    after each skb ``tcp_recvmsg()`` copies; ``copied_seq`` has advanced).
@@ -78,8 +78,8 @@
  *   showed half their client's p99 under a slow policy (evaluation.rst),
  *   and the SLO law held a tail shorter than the clients'.  Requests of
  *   unequal sizes are placed by the mean size, so a later answer can be
- *   dated a little early or late; the first is always exact.  One send for all of them: one request, the oldest's latency,
- *   their most.
+ *   dated a little early or late; the first is always exact.  One send
+ *   for all of them: one request, the oldest's latency, their most.
  * - One answer in several sends (a header then a body, a large answer in
  *   pieces): one request counts once per send, as in ``rps``, and the
  *   bytes per answer are a fraction of a request, so each send is dated

@@ -2,7 +2,8 @@
 /*
  * governor.c - the "slack" cpufreq governor: per-policy state, deferral
  * (kfunc/hook -> irq_work: decide; kthread worker: apply a change), modes,
- * staleness, and the cpufreq governor interface.  The control law itself is in control.c.
+ * staleness, and the cpufreq governor interface.  The control law itself
+ * is in control.c.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -265,9 +266,8 @@ static bool sg_this_cpu_can_update(struct cpufreq_policy *policy)
  * driver fast-switches and this CPU may switch the policy; otherwise it is
  * handed to the policy's worker (sp->work_freq).  As schedutil does, the
  * worker wakes only for a change: a decision that keeps the frequency, the
- * common case once a load is steady, costs no context switch.  Waking the
- * worker for every window cost a CPU idle at 10 % load about 2 % of its
- * time on the emulated platform (Documentation/evaluation.rst).
+ * common case once a load is steady, costs no context switch on the
+ * governed CPU (evaluation.rst measures what one a window cost).
  */
 static void sg_update(struct sg_policy *sp)
 {

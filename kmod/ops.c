@@ -53,8 +53,8 @@
  *
  * Context: next_freq() runs in the decision path, in an irq_work or the
  * policy's deadline hrtimer (hard interrupt), with the policy's raw
- * spinlock held and interrupts off.  So it may not
- * sleep (sleepable programs are refused at load), has the helpers every
+ * spinlock held and interrupts off.  So it may not sleep (sleepable
+ * programs are refused at load), has the helpers every
  * program has (bpf_base_func_proto()) and sees the view read-only (the
  * verifier refuses writes).  It should be short: it delays the decision of
  * every policy that shares the CPU.  init() and exit() run in process

@@ -102,8 +102,8 @@ struct sg_policy {
 	u64			last_sample_ns;	/* newest sample stamp, set by the kfunc */
 	u64			last_exit_ns;	/* newest EXITED sample stamp, set by the kfunc */
 	u64			last_change_ns;
-	unsigned int		work_freq;	/* a change for the worker to apply, 0: none */
 	u64			hook_ns;	/* rq clock of the last hook-triggered step */
+	unsigned int		work_freq;	/* a change for the worker to apply, 0: none */
 	bool			limits_changed;	/* next change skips the rate limit */
 	bool			stopping;	/* set by ->stop: runs return at once */
 

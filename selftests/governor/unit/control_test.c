@@ -455,6 +455,7 @@ static void test_slo_steps(void)
 		decide(&l, &q, 1, now, &out, &in);
 		CHECK(out.reason == SG_R_SLO_QUEUE && out.freq == FMAX,
 		      "busy window, one request queued over T / 4: slo-queue boost");
+		/* back to the first busy window, so that the next one finds a boost */
 		q.nr_lat = o[0].nr_lat;
 		l = l0;
 		decide(&l, &q, 1, now, &out, &in);
