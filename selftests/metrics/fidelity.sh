@@ -42,13 +42,15 @@
 #
 # Caller sets: B (tools), S (slackctl), FID_SVC_US, FID_NOMINAL (a guess of
 # the capacity in req/s, for the calibration step only), FID_DUR (s per
-# step), FID_TAIL (s the window sampler runs past the client), FID_PASSES,
+# step), FID_TAIL (s the window sampler runs past the client), FID_PASSES
+# (of the rate series; FID_LAT_PASSES of the latency series, default the
+# same),
 # FID_RT (command prefix for the server and client, e.g. "chrt -f 50"),
 # FID_LAT_LEVELS (the levels of the run the latency checks use; default
 # all), or FID_LAT_PCTS with FID_LAT_SVC_US: the latency checks get a series
 # of their own, on a second server with that service time, at those percents
 # of its capacity (what an overload step delivers, at most 10^6 /
-# FID_LAT_SVC_US; FID_PASSES passes, medians), each step long enough to
+# FID_LAT_SVC_US; FID_LAT_PASSES passes, medians), each step long enough to
 # offer FID_LAT_MIN_REQS requests (default 0: FID_DUR): a p99 read from 150
 # requests is their second slowest, one client-side delay away from
 # another figure.
@@ -224,7 +226,7 @@ fid_checks() {
 
 # fid_lat_run: the latency series: a second server with FID_LAT_SVC_US of
 # work per request, so that it, not the client, is what saturates, at
-# FID_LAT_PCTS percent of its capacity (measured), ascending, FID_PASSES
+# FID_LAT_PCTS percent of its capacity (measured), ascending, FID_LAT_PASSES
 # passes; leaves fid.lat (the columns of fid.tab, medians).  A step that
 # overloaded the server leaves it a backlog: 2 s to drain.
 fid_lat_run() {
@@ -244,7 +246,7 @@ fid_lat_run() {
 	sleep 2
 	: > fid.lraw
 	_p=1
-	while [ $_p -le "$FID_PASSES" ]; do
+	while [ $_p -le "${FID_LAT_PASSES:-$FID_PASSES}" ]; do
 		for _pct in $FID_LAT_PCTS; do
 			_rate=$((_lcap * _pct / 100))
 			fid_step $_rate "$(awk -v d="$FID_DUR" -v n="${FID_LAT_MIN_REQS:-0}" -v r="$_rate" \
