@@ -139,13 +139,19 @@
  *    - for an SLO target, the mean queueing time of at least two requests
  *      exceeds T / 2, or its filtered work rate L reaches 95 % of the
  *      current frequency, or the window itself ran 95 % busy at its
- *      frequency while its mean queueing exceeded T / 4 (``slo-queue``):
+ *      frequency while its mean queueing exceeded T / 2 (``slo-queue``):
  *      the queue, not a slow request, eats the budget.  Two requests
  *      for the queue test alone, because one slow request at low load
  *      queues nothing but itself; one is enough in a window busy at its
  *      frequency, which cannot answer more while a backlog waits (at a low
  *      frequency a 5 ms request leaves room for two in a window, and a
- *      growing queue then shows one answer a window).  The filtered L,
+ *      growing queue then shows one answer a window).  T / 2 and not
+ *      less, because the law's own operating point queues: in M/M/1 a
+ *      request waits over x with probability rho e^(-(mu - lambda) x), and
+ *      step 2 plans mu - lambda = K / T, so at K = c_q (4.6 for p99) and
+ *      rho = 0.6 one request in 5 waits over T / 4 and one in 17 over
+ *      T / 2.  A threshold the plan itself crosses sends a steady load to
+ *      max and back several times a second.  The filtered L,
  *      because one busy window is noise, unless that window also queued: a
  *      CPU busy through a window does no more work than its frequency
  *      allows, so L cannot see a demand above the frequency until the
@@ -167,7 +173,7 @@
  *    straight back to its f_need would rebuild the queue.  The first window
  *    whose work fits under f_need ends the landing there: the boost was a
  *    burst that f_need already covers (common at light load, where a few
- *    requests arriving together queue over T / 4 at a low frequency), and
+ *    requests arriving together queue over T / 2 at a low frequency), and
  *    the windows near max cost the most energy per cycle.
  *
  * 4. **Slack PID** (targets without an SLO).  The most constrained such
@@ -442,11 +448,12 @@ static bool sg_slo_queued(const struct sg_obs *o, u32 t)
 
 /*
  * Step 3: behind: a window busy at its frequency whose timed requests, one
- * or more, queued over T / 4.
+ * or more, queued over T / 2.
  */
 static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 {
-	return sg_slo_queued(o, t) && sg_slo_saturates(o->load, o->f_khz);
+	return o->nr_lat && (u64)o->queue_us * SG_SLO_QUEUE_DIV > t &&
+	       sg_slo_saturates(o->load, o->f_khz);
 }
 
 /* ---- step 1: per-target filters --------------------------------------------- */

@@ -438,23 +438,23 @@ static void test_slo_steps(void)
 		      "no boost before: f_need's fall is span / 8 a window (%u)", out.freq);
 	}
 
-	/* a window busy at its frequency that queued over T / 4: behind, boost */
+	/* a window busy at its frequency that queued over T / 2: behind, boost */
 	{
 		struct sg_law l0 = law, l;
 
 		q = o[0];
 		q.f_khz = FMIN;
 		q.load = FMIN;
-		q.queue_us = 5000;
+		q.queue_us = 9000;
 		l = l0;
 		decide(&l, &q, 1, now, &out, &in);
 		CHECK(out.reason == SG_R_SLO_QUEUE && out.freq == FMAX,
-		      "busy window, queueing over T / 4: slo-queue boost");
+		      "busy window, queueing over T / 2: slo-queue boost");
 		q.nr_lat = 1;
 		l = l0;
 		decide(&l, &q, 1, now, &out, &in);
 		CHECK(out.reason == SG_R_SLO_QUEUE && out.freq == FMAX,
-		      "busy window, one request queued over T / 4: slo-queue boost");
+		      "busy window, one request queued over T / 2: slo-queue boost");
 		/* back to the first busy window, so that the next one finds a boost */
 		q.nr_lat = o[0].nr_lat;
 		l = l0;
@@ -462,6 +462,7 @@ static void test_slo_steps(void)
 		q.stamp_ns += 10 * MS;
 		q.f_khz = FMAX;
 		q.load = FMAX;
+		q.queue_us = 5000;	/* over T / 4: not drained */
 		decide(&l, &q, 1, now + 10 * MS, &out, &in);
 		CHECK(out.reason == SG_R_SAT_DRAIN && out.freq == FMAX,
 		      "the next such window, boosting already: the drain goes on (saturated-drain)");
@@ -472,11 +473,20 @@ static void test_slo_steps(void)
 		l = l0;
 		decide(&l, &q, 1, now, &out, &in);
 		CHECK(out.mode == SG_MODE_SLO, "busy window, queueing under T / 4: no boost");
-		q.queue_us = 5000;
+		/* over T / 4, under T / 2: what the law's own operating point
+		 * queues (control.c, step 3), not a queue that grows */
+		q.queue_us = 7000;
+		q.nr_lat = 1;
+		l = l0;
+		decide(&l, &q, 1, now, &out, &in);
+		CHECK(out.mode == SG_MODE_SLO,
+		      "busy window, one request queued over T / 4 but under T / 2: no boost");
+		q.queue_us = 9000;
 		q.load = FMIN * 90 / 100;
 		l = l0;
 		decide(&l, &q, 1, now, &out, &in);
-		CHECK(out.mode == SG_MODE_SLO, "queueing over T / 4 in a window 90 %% busy: no boost");
+		CHECK(out.mode == SG_MODE_SLO,
+		      "one request queued over T / 2 in a window 90 %% busy: no boost");
 	}
 
 	/* busy share at cur reaches 95 %: boost */
