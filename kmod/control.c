@@ -434,16 +434,22 @@ static bool sg_slo_saturates(u64 load, u64 khz)
 	return load * SLACKGOV_ONE >= khz * SG_SLO_RHO_BOOST;
 }
 
+/* Step 3: the window timed @min_req (>= 1) requests or more, queueing over T / @div. */
+static bool sg_slo_queued_over(const struct sg_obs *o, u32 t, u32 min_req, u32 div)
+{
+	return o->nr_lat >= min_req && (u64)o->queue_us * div > t;
+}
+
 /* Step 3: the window's mean queueing, of two requests or more, is over T / 2. */
 static bool sg_slo_queue(const struct sg_obs *o, u32 t)
 {
-	return o->nr_lat >= SG_SLO_QUEUE_MIN_REQ && (u64)o->queue_us * SG_SLO_QUEUE_DIV > t;
+	return sg_slo_queued_over(o, t, SG_SLO_QUEUE_MIN_REQ, SG_SLO_QUEUE_DIV);
 }
 
 /* Step 3: the window's queue eats more than a quarter of T: not drained. */
 static bool sg_slo_queued(const struct sg_obs *o, u32 t)
 {
-	return o->nr_lat && (u64)o->queue_us * SG_SLO_DRAIN_DIV > t;
+	return sg_slo_queued_over(o, t, 1, SG_SLO_DRAIN_DIV);
 }
 
 /*
@@ -452,7 +458,7 @@ static bool sg_slo_queued(const struct sg_obs *o, u32 t)
  */
 static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 {
-	return o->nr_lat && (u64)o->queue_us * SG_SLO_QUEUE_DIV > t &&
+	return sg_slo_queued_over(o, t, 1, SG_SLO_QUEUE_DIV) &&
 	       sg_slo_saturates(o->load, o->f_khz);
 }
 
