@@ -18,12 +18,11 @@ sg_defer "$S unload"
 # medians: the guest's speed drifts with the host's load between steps (one
 # pass once had slack 464 at 40% and 471 at 55%).  The busy span of a step is
 # longer than the client's run by its edges and the drain of the last
-# requests (~2% at 2 s, ~1% at 4 s), more where a step ends with a backlog:
-# a fresh-clone CI on 1fb3eed had two of three passes at 90% 2.2-2.6% under
-# the client (slack 102-125, the guest near saturation) and the third 0.4%,
-# so the median fell with the two (slope 0.978); the median of five outlasts
-# two such passes.  About 150 s in all; the window sampler runs 1.2 s past
-# the client (a static binary is slow to start here)
+# requests (~2% at 2 s, ~1% at 4 s), and more where a step near saturation
+# ends with a backlog, whose drain lengthens the span (2-3% at 90%): the
+# median of five passes outlasts two such steps of a level.  About 150 s in
+# all; the window sampler runs 1.2 s past the client (a static binary is
+# slow to start here)
 FID_SVC_US=1000 FID_NOMINAL=800 FID_DUR=3 FID_TAIL=1.2 FID_PASSES=5 FID_LAT_PASSES=3 FID_RT=
 # Latency: a series of its own at four levels up to the server's capacity
 # (fidelity.sh's fid_lat_run), ranked by the levels' medians

@@ -17,13 +17,11 @@ sg_defer "$S unload"
 
 # 200 us of work: ~5000 req/s nominal on an idle CPU; the server and the
 # client run SCHED_FIFO so that other tenants' work (QEMU guests of the other
-# tests) does not preempt them; three passes (up, down, up), medians, against the drift of
-# this shared machine's speed.  Five passes of the rate series (the median
-# of five outlasts two disturbed passes of a level: a CI run on 7a8c76f had
-# two of three disturbed at one level, observed = 0.89 * achieved + 69,
-# R^2 0.98, on a host whose latency series showed stalls of 370 ms in the
-# same minutes), three of the latency series (its steps are ranked one by
-# one, not by their medians)
+# tests) does not preempt them; medians over passes (up, down, ...) against
+# the drift of this shared machine's speed: five passes of the rate series,
+# whose median outlasts two passes of a level that a host stall disturbed
+# (two of three skew the fit), three of the latency series (its steps are
+# ranked one by one, not by their medians)
 FID_SVC_US=200 FID_NOMINAL=4000 FID_DUR=2 FID_TAIL=0.6 FID_PASSES=5 FID_LAT_PASSES=3
 FID_RT="chrt -f 50"
 # Latency: a series of its own on a server with 1 ms of work (~1000 req/s).
