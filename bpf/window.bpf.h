@@ -209,8 +209,6 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		s->pad = 0;
 		w->report_ret = slackgov_report(s, sizeof(*s));
 	}
-	st->hist[st->head % SLACKGOV_HISTORY] = *w;
-	st->head++;
 	st->total_send += nsend;
 	st->total_ns += len;
 	st->total_recv += nrecv;
@@ -218,6 +216,15 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	st->total_busy_ns += w->busy_ns;
 	st->total_oncpu_ns += w->oncpu_ns;
 	st->total_cv_ns += (__u64)w->cv * len / SLACKGOV_ONE;
+	/*
+	 * User space copies the value while a close runs, and takes @last as
+	 * whole when hist[head - 1] equals it (struct slackgov_target_state):
+	 * the ring's copy is written after every other field, head after it.
+	 */
+	barrier();
+	st->hist[st->head % SLACKGOV_HISTORY] = *w;
+	barrier();
+	st->head++;
 	sg_snap(slot);
 	a->closing = 0;
 }

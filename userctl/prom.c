@@ -185,11 +185,6 @@ static void sample(struct sc_prom *p, const char *suffix, double value, int nlab
 	fprintf(p->out, "%s %.17g\n", nlabels ? "}" : "", value);
 }
 
-static void read_state(struct sc_prom *p, __u32 slot)
-{
-	if (bpf_map_lookup_elem(p->fd, &slot, p->st))
-		memset(p->st, 0, sizeof(*p->st));
-}
 
 /* the latency histogram of one target: le = 2^k us, k = 0 .. SLACKGOV_LAT_MAX_LOG */
 static void latency_hist(struct sc_prom *p, const char *target)
@@ -224,7 +219,7 @@ static void target_one(int kind, const void *key, const struct slackgov_target *
 	const char *labels[4] = { "target", text, "quantile", q };
 
 	sc_target_text(kind, key, text, sizeof(text));
-	read_state(p, v->slot);
+	sc_read_state(p->fd, v->slot, p->st);
 	switch (p->fam) {
 	case F_REQ:	sample(p, "", st->total_send, 1, labels); break;
 	case F_RECV:	sample(p, "", st->total_recv, 1, labels); break;

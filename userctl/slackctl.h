@@ -74,6 +74,7 @@ struct sc_interval {
 };
 int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interval_ns,
 		struct sc_interval *iv);
+void sc_read_state(int fd, __u32 slot, struct slackgov_target_state *st);
 double sc_lat_quantile(const __u64 *count, __u64 n, __u32 q);
 
 /* energy.c: top-level powercap zones */

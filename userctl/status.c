@@ -57,6 +57,8 @@
  * previous refresh instead.
  */
 #define SC_ENERGY_SAMPLE_NS	250000000ULL
+/* copies of a target's state taken before one is used as it is (sc_read_state()) */
+#define SC_STATE_TRIES		8
 
 struct sc_walk {
 	int fd;			/* windows map */
@@ -170,10 +172,27 @@ int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interv
 	return 0;
 }
 
-static void read_state(struct sc_walk *wk, __u32 slot)
+/*
+ * Copy slot @slot of the windows map (@fd) into @st, a zeroed state when it
+ * cannot be read.  A window may be closing during the copy: a copy whose
+ * last window is not yet the ring's newest is taken again (struct
+ * slackgov_target_state says why that test suffices).  A close takes
+ * microseconds and windows last milliseconds, so a few tries are plenty;
+ * past them the last copy is used as it is.
+ */
+void sc_read_state(int fd, __u32 slot, struct slackgov_target_state *st)
 {
-	if (bpf_map_lookup_elem(wk->fd, &slot, wk->st))
-		memset(wk->st, 0, sizeof(*wk->st));
+	int tries;
+
+	for (tries = 0; tries < SC_STATE_TRIES; tries++) {
+		if (bpf_map_lookup_elem(fd, &slot, st)) {
+			memset(st, 0, sizeof(*st));
+			return;
+		}
+		if (!st->head || !memcmp(&st->last, &st->hist[(st->head - 1) % SLACKGOV_HISTORY],
+					 sizeof(st->last)))
+			return;
+	}
 }
 
 static void json_us(const char *name, double us)
@@ -260,7 +279,7 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 	double age;
 
 	sc_target_text(kind, key, text, sizeof(text));
-	read_state(wk, v->slot);
+	sc_read_state(wk->fd, v->slot, wk->st);
 	sc_interval(v->slot, wk->st, wk->interval_ns, &iv);
 	age = w->seq ? (now_ns() - w->end_ns) / 1e9 : -1;
 	if (json_wtr) {
@@ -308,7 +327,7 @@ static void sends_one(int kind, const void *key, const struct slackgov_target *v
 {
 	struct sc_walk *wk = ctx;
 
-	read_state(wk, v->slot);
+	sc_read_state(wk->fd, v->slot, wk->st);
 	wk->sends += wk->st->total_send;
 }
 

@@ -349,6 +349,12 @@ struct slackgov_window {
  * @total_cv_ns: sum over the windows of cv * len_ns / SLACKGOV_ONE (the
  *		length-weighted mean cv of an interval is its difference over
  *		the difference of total_ns)
+ *
+ * A window closes in place while user space may be copying the value: a
+ * close writes @last and the totals first, then its copy in @hist, then
+ * @head.  A copy in which @last equals hist[(head - 1) % SLACKGOV_HISTORY]
+ * holds @last whole (@head 0: no window yet); its totals may already count
+ * part of the next close, each of them at most one window ahead.
  */
 struct slackgov_target_state {
 	struct slackgov_window last;
