@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # guest-fidelity.sh - the metrics against the project's client in the Debian
 # 6.1 guest (fidelity.sh), without the module: observed rps vs the client's
-# achieved rps over six load levels from 10% to 90% of capacity (R^2,
+# achieved rps over four load levels from 10% to 90% of capacity (R^2,
 # slope), slack falling with load, the saturation signal (cv) at saturation
 # vs 50% load, and the server-side request latency against the client's (p99
 # ranked alike, never above it, queueing growing with load) on the 6.1
@@ -20,9 +20,9 @@ sg_defer "$S unload"
 # longer than the client's run by its edges and the drain of the last
 # requests (~2% at 2 s, ~1% at 4 s), and more where a step near saturation
 # ends with a backlog, whose drain lengthens the span (2-3% at 90%): the
-# median of five passes outlasts two such steps of a level.  About 150 s in
-# all; the window sampler runs 1.2 s past the client (a static binary is
-# slow to start here)
+# median of five passes outlasts two such steps of a level.  About 215 s in
+# all with the latency series below; the window sampler runs 1.2 s past the
+# client (a static binary is slow to start here)
 FID_SVC_US=1000 FID_NOMINAL=800 FID_DUR=3 FID_TAIL=1.2 FID_PASSES=5 FID_LAT_PASSES=3 FID_RT=
 # Latency: a series of its own at four levels up to the server's capacity
 # (fidelity.sh's fid_lat_run), ranked by the levels' medians
