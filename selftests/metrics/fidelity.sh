@@ -55,11 +55,15 @@
 # requests is their second slowest, one client-side delay away from
 # another figure.
 
-# 30 points apart (20 at the top) so that slack steps are larger than the
+# 30 points apart (10 at the top) so that slack steps are larger than the
 # drift of a shared machine's speed between steps; four levels hold a line's
 # fit (R^2, slope) and cost four steps a pass (make check stays short: the
-# bench's fidelity runs each server shape at more)
-FID_LEVELS=${FID_LEVELS:-"10 40 70 90"}
+# bench's fidelity runs each server shape at more).  The top at 80 %, not
+# 90: the levels are shares of the capacity measured at the start, and a
+# host 8-10 % slower since put one CI run's 90 % steps at 96-98 % busy in 4
+# passes of 5 (retried twice each), steps that end with a backlog, whose
+# answers fall outside the observed span
+FID_LEVELS=${FID_LEVELS:-"10 40 70 80"}
 FID_SAT=${FID_SAT:-150}
 
 # fid_field NAME FILE: NAME=value of the first line of FILE
@@ -142,7 +146,7 @@ fid_run() {
 	# wait-to-wait segments, and some machines serve a backlog more slowly
 	# than a steady stream (a host measured 270 us of CPU per request at
 	# 1700 req/s, 600 us once a backlog formed: capacity 1665, not the
-	# 3748 its busy share promised).  The lower figure keeps the 90% level
+	# 3748 its busy share promised).  The lower figure keeps the top level
 	# below the point where a backlog takes hold.
 	fid_step $((FID_CAP * 2))
 	ktap_note "overload check at $((FID_CAP * 2)) req/s: client $FR_CLIENT, observed $FR_OBS req/s, slack $FR_SLACK"

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # guest-fidelity.sh - the metrics against the project's client in the Debian
 # 6.1 guest (fidelity.sh), without the module: observed rps vs the client's
-# achieved rps over four load levels from 10% to 90% of capacity (R^2,
+# achieved rps over four load levels from 10% to 80% of capacity (R^2,
 # slope), slack falling with load, the saturation signal (cv) at saturation
 # vs 50% load, and the server-side request latency against the client's (p99
 # ranked alike, never above it, queueing growing with load) on the 6.1
