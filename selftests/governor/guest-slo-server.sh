@@ -5,8 +5,8 @@
 # that performance gives at 30 % of the capacity (both measured first, now:
 # TCG's speed swings), as the bench chooses it.  At 30 % load under slack
 # with that SLO: the server-side p99 that slackgov measures is under the
-# SLO and CPU 1 runs below fmax; at the same load a loose SLO (10x) runs at
-# a lower mean frequency than a tight one (1.5x).  The client's p99 is
+# SLO and CPU 1 runs below fmax; at the same load a loose SLO runs at a
+# lower mean frequency than a tight one (below).  The client's p99 is
 # printed, not asserted: it adds the client's own share (the answer's way
 # back and the client's wake-up, 2-5 ms here under TCG), which slackgov
 # does not see and the law's margin covers only on average; whether it
@@ -61,11 +61,22 @@ psp99=$(echo "$perf" | cut -d, -f14)
 ktap_note "client's p99 $cp99 us against the SLO $SLO us (performance's client-side share: $((p99 - ${psp99:-0})) us)"
 ktap_cmp "${khz:-$fmax}" -lt "$fmax" "CPU 1 runs below fmax ($khz kHz)"
 
-loose=$(step slack $((p99 * 10)) 19)
-tight=$(step slack $((p99 * 3 / 2)) 23)
+# The tight SLO: 1.5x performance's p99, but at most TIGHT_MAX_US.  Its
+# budget must leave the law headroom to add (K * W / T, step 2 of the DOC
+# block in kmod/control.c: ~1.4 GHz for a 12 ms SLO and 1 ms of work at
+# 3 GHz) or both SLOs run at the floor the load sets (L / 0.9) and noise
+# orders them: one CI run's performance step met a host stall (p99 114 ms
+# at 30 %), and SLOs of 171 ms and 1.14 s then ran at 1687 and 1705 MHz.
+# The loose SLO: 10x the tight.
+TIGHT_MAX_US=20000
+tslo=$((p99 * 3 / 2))
+[ "$tslo" -le $TIGHT_MAX_US ] || tslo=$TIGHT_MAX_US
+lslo=$((tslo * 10))
+loose=$(step slack $lslo 19)
+tight=$(step slack $tslo 23)
 kl=$(echo "$loose" | cut -d, -f10) kt=$(echo "$tight" | cut -d, -f10)
-ktap_note "loose SLO $((p99 * 10)) us: $loose"
-ktap_note "tight SLO $((p99 * 3 / 2)) us: $tight"
+ktap_note "loose SLO $lslo us: $loose"
+ktap_note "tight SLO $tslo us: $tight"
 ktap_cmp "${kl:-0}" -lt "${kt:-0}" "same load: the loose SLO runs lower than the tight one ($kl < $kt kHz)"
 ktap_eq slo "$(cat $LR_POL1/slack/mode 2>/dev/null | sed 's/boost/slo/')" "the policy runs the SLO law"
 ktap_finished
