@@ -185,7 +185,6 @@ static void sample(struct sc_prom *p, const char *suffix, double value, int nlab
 	fprintf(p->out, "%s %.17g\n", nlabels ? "}" : "", value);
 }
 
-
 /* the latency histogram of one target: le = 2^k us, k = 0 .. SLACKGOV_LAT_MAX_LOG */
 static void latency_hist(struct sc_prom *p, const char *target)
 {
