@@ -57,8 +57,6 @@
  * previous refresh instead.
  */
 #define SC_ENERGY_SAMPLE_NS	250000000ULL
-/* copies of a target's state taken before one is used as it is (sc_read_state()) */
-#define SC_STATE_TRIES		8
 
 struct sc_walk {
 	int fd;			/* windows map */
@@ -174,23 +172,19 @@ int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interv
 
 /*
  * Copy slot @slot of the windows map (@fd) into @st, a zeroed state when it
- * cannot be read.  A window may be closing during the copy: a copy whose
- * last window is not yet the ring's newest is taken again (struct
- * slackgov_target_state says why that test suffices).  A close takes
- * microseconds and windows last milliseconds, so a few tries are plenty;
- * past them the last copy is used as it is.
+ * cannot be read.  A window may be closing during the copy: copied again
+ * while slackgov_state_whole() says the last window is not whole.
  */
 void sc_read_state(int fd, __u32 slot, struct slackgov_target_state *st)
 {
 	int tries;
 
-	for (tries = 0; tries < SC_STATE_TRIES; tries++) {
+	for (tries = 0; tries < SLACKGOV_STATE_TRIES; tries++) {
 		if (bpf_map_lookup_elem(fd, &slot, st)) {
 			memset(st, 0, sizeof(*st));
 			return;
 		}
-		if (!st->head || !memcmp(&st->last, &st->hist[(st->head - 1) % SLACKGOV_HISTORY],
-					 sizeof(st->last)))
+		if (slackgov_state_whole(st))
 			return;
 	}
 }

@@ -376,6 +376,27 @@ struct slackgov_target_state {
 };
 
 /*
+ * Does a copy of a windows map value hold @last whole (the write order
+ * above)?  A reader that gets 0 copies the value again, up to
+ * SLACKGOV_STATE_TRIES copies in all (a close takes microseconds, a window
+ * milliseconds: a few are plenty), then uses the last one as it is.
+ */
+#define SLACKGOV_STATE_TRIES	8
+static inline int slackgov_state_whole(const struct slackgov_target_state *st)
+{
+	const unsigned char *a = (const unsigned char *)&st->last, *b;
+	__u64 i;
+
+	if (!st->head)
+		return 1;
+	b = (const unsigned char *)&st->hist[(st->head - 1) % SLACKGOV_HISTORY];
+	for (i = 0; i < sizeof(st->last); i++)
+		if (a[i] != b[i])
+			return 0;
+	return 1;
+}
+
+/*
  * Snapshots of the cumulative counters (pinned map "snaps", ARRAY, __u32 slot
  * -> struct slackgov_snaps), so that slackctl can show figures over the last
  * second or so without sleeping: the interval figure is the difference

@@ -61,13 +61,12 @@ psp99=$(echo "$perf" | cut -d, -f14)
 ktap_note "client's p99 $cp99 us against the SLO $SLO us (performance's client-side share: $((p99 - ${psp99:-0})) us)"
 ktap_cmp "${khz:-$fmax}" -lt "$fmax" "CPU 1 runs below fmax ($khz kHz)"
 
-# The tight SLO: 1.5x performance's p99, but at most TIGHT_MAX_US.  Its
-# budget must leave the law headroom to add (K * W / T, step 2 of the DOC
-# block in kmod/control.c: ~1.4 GHz for a 12 ms SLO and 1 ms of work at
-# 3 GHz) or both SLOs run at the floor the load sets (L / 0.9) and noise
-# orders them: one CI run's performance step met a host stall (p99 114 ms
-# at 30 %), and SLOs of 171 ms and 1.14 s then ran at 1687 and 1705 MHz.
-# The loose SLO: 10x the tight.
+# The tight SLO: 1.5x performance's p99, but at most TIGHT_MAX_US, whose
+# budget leaves the law headroom to add (K * W / T, step 2 of the DOC block
+# in kmod/control.c: ~1.4 GHz for a 12 ms SLO and 1 ms of work at 3 GHz).
+# From a p99 that met a host stall, both SLOs would be so loose that both
+# run at the floor the load sets (L / 0.9), where noise orders them.  The
+# loose SLO: 10x the tight.
 TIGHT_MAX_US=20000
 tslo=$((p99 * 3 / 2))
 [ "$tslo" -le $TIGHT_MAX_US ] || tslo=$TIGHT_MAX_US

@@ -57,12 +57,11 @@
 
 # 30 points apart (10 at the top) so that slack steps are larger than the
 # drift of a shared machine's speed between steps; four levels hold a line's
-# fit (R^2, slope) and cost four steps a pass (make check stays short: the
-# bench's fidelity runs each server shape at more).  The top at 80 %, not
-# 90: the levels are shares of the capacity measured at the start, and a
-# host 8-10 % slower since put one CI run's 90 % steps at 96-98 % busy in 4
-# passes of 5 (retried twice each), steps that end with a backlog, whose
-# answers fall outside the observed span
+# fit (R^2, slope) at four steps a pass (the bench's fidelity runs each
+# server shape at more).  The top at 80 %: the levels are shares of the
+# capacity measured at the start, and on a host a tenth slower since, a
+# 90 % step runs near saturation and ends with a backlog, whose answers
+# fall outside the observed span
 FID_LEVELS=${FID_LEVELS:-"10 40 70 80"}
 FID_SAT=${FID_SAT:-150}
 

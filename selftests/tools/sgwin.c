@@ -235,9 +235,18 @@ int main(int argc, char **argv)
 	st = calloc(1, sizeof(*st));
 	fd = bpf_obj_get(SLACKGOV_PIN_DIR "/windows");
 	key = slot;
-	if (!st || fd < 0 || bpf_map_lookup_elem(fd, &key, st)) {
+	if (!st || fd < 0) {
 		perror("sgwin: windows map");
 		return 1;
+	}
+	/* a window closing during the copy: again (slackgov_state_whole()) */
+	for (i = 0; i < SLACKGOV_STATE_TRIES; i++) {
+		if (bpf_map_lookup_elem(fd, &key, st)) {
+			perror("sgwin: windows map");
+			return 1;
+		}
+		if (slackgov_state_whole(st))
+			break;
 	}
 	if (secs > 0)
 		return follow(fd, key, secs, period_ms, busy_span, lat_secs, st);
