@@ -97,12 +97,38 @@ load() {	# load HOOKS: slackgov with those hooks, the target added
 # the latency programs off: their pinned links are their only reference
 nolat() { rm -f $PIN/links/sg_tcp_probe $PIN/links/sg_tcp_read; }
 
-# does this kernel take the fentry hooks?  (the 6.18 host: no, EPERM)
-fe=0
-if "$S" load --hooks fentry > /dev/null 2> "$work/fe.err"; then
+# progstats HOOKS [loaded]: the programs' own cost per run, with a target
+# loop running (slackgov loaded with HOOKS here, or already: "loaded");
+# sets ps, and unloads
+progstats() {
+	ps=""
+	[ "${2:-}" = loaded ] || load "$1" || return 0
+	if [ -n "$stats_old" ] && command -v bpftool > /dev/null; then
+		sysctl -qw kernel.bpf_stats_enabled=1
+		run "$T" > /dev/null; run "$U" > /dev/null
+		for l in $PIN/links/*; do
+			p=$(basename "$l")
+			id=$(bpftool -j link show pinned "$l" 2>/dev/null | sed -n 's/.*"prog_id":\([0-9]*\).*/\1/p')
+			[ -n "$id" ] || continue
+			ns=$(bpftool -j prog show id "$id" | sed -n 's/.*"run_time_ns":\([0-9]*\),"run_cnt":\([0-9]*\).*/\1 \2/p' |
+				awk '{ if ($2) printf "%.1f", $1 / $2; else print "null" }')
+			ps="$ps${ps:+, }\"$p\": ${ns:-null}"
+		done
+		sysctl -qw kernel.bpf_stats_enabled="$stats_old"
+	fi
+	"$S" unload >/dev/null
+}
+stats_old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
+
+# does this kernel take the fentry hooks?  (the 6.18 host: no, EPERM)  The
+# probe's load is the fentry programs' cost run (a load takes 15 s under
+# TCG)
+fe=0 fe_prog_json=""
+if load fentry 2> "$work/fe.err"; then
 	fe=1
-	"$S" unload > /dev/null
+	progstats fentry loaded; fe_prog_json=$ps
 else
+	"$S" unload > /dev/null 2>&1
 	echo "bench-overhead: no fentry rows: $(head -n 1 "$work/fe.err")" >&2
 fi
 
@@ -144,28 +170,9 @@ for r in $(seq 1 "$REPS"); do
 	fi
 done
 
-# progstats HOOKS: the programs' own cost per run, with a target loop running
-progstats() {
-	ps=""
-	load "$1" || return 0
-	sysctl -qw kernel.bpf_stats_enabled=1
-	run "$T" > /dev/null; run "$U" > /dev/null
-	for l in $PIN/links/*; do
-		p=$(basename "$l")
-		id=$(bpftool -j link show pinned "$l" 2>/dev/null | sed -n 's/.*"prog_id":\([0-9]*\).*/\1/p')
-		[ -n "$id" ] || continue
-		ns=$(bpftool -j prog show id "$id" | sed -n 's/.*"run_time_ns":\([0-9]*\),"run_cnt":\([0-9]*\).*/\1 \2/p' |
-			awk '{ if ($2) printf "%.1f", $1 / $2; else print "null" }')
-		ps="$ps${ps:+, }\"$p\": ${ns:-null}"
-	done
-	sysctl -qw kernel.bpf_stats_enabled="$stats_old"
-	"$S" unload >/dev/null
-}
-stats_old=$(sysctl -n kernel.bpf_stats_enabled 2>/dev/null)
-prog_json="" fe_prog_json=""
+prog_json=""
 if [ -n "$stats_old" ] && command -v bpftool > /dev/null; then
 	progstats tracepoint; prog_json=$ps
-	[ $fe = 1 ] && { progstats fentry; fe_prog_json=$ps; }
 fi
 
 med() {	# med FILE COLUMN: the median, or -1 for an empty file
