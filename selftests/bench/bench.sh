@@ -8,6 +8,16 @@
 #    load levels are percentages of it.  Re-measured after every repetition
 #    of the matrix and at the end (BENCH-CAP ... repN, end): a run whose
 #    capacity moved is marked disturbed by results.awk.
+#    Speed: the host's speed moves by up to 2x over minutes
+#    (Documentation/evaluation.rst), which moves the capacity with it.  So
+#    CPU 0's speed (sgserver --calibrate: the fastest of 31 runs of 1 ms of
+#    work; CPU 0 has no emulated DVFS) is taken with the capacity (the
+#    shape's reference) and before and after every cell.  A cell that starts
+#    or ends more than BENCH_SPEED_TOL % off the reference runs again, after
+#    waiting up to SPEED_WAIT_S for the speed to come back, up to
+#    CELL_TRIES times in all, while the run's RETRY_BUDGET_S lasts; its row
+#    carries both deviations (per mille), and results.awk leaves the cells
+#    still off speed out of the means and the verdict.
 # 1. SLO: BENCH_SLO_X (3) times the p99 under performance at BENCH_SLO_LOAD
 #    (10) % load, in us (BENCH-SLO), unless BENCH_SLO_US fixes it (one value
 #    for every shape, or SHAPE=US,... per shape; a shape not named is
@@ -70,6 +80,13 @@ BURST_SHAPES=${BENCH_BURST_SHAPES-${SHAPES%% *}}
 BURST_REPS=${BENCH_BURST_REPS:-1}
 BURST_SUB=${BENCH_BURST_SUB:-0.5}
 FID=${BENCH_FIDELITY:-1}
+SPEED_TOL=${BENCH_SPEED_TOL:-8}	# per cent (selftests/bench/run says why)
+SPEED_REFS=3			# the reference: the median of 3 probes
+SPEED_WAIT_S=30			# a slow phase of the host lasts minutes: wait
+				# this long for it to pass before a retry
+CELL_TRIES=3
+RETRY_BUDGET_S=${BENCH_RETRY_BUDGET_S:-900}	# all retries and waits of a run
+retry_spent=0
 
 # slo_fixed SHAPE: the SLO that BENCH_SLO_US fixes for SHAPE, in us (empty:
 # measure it): a number for every shape, or SHAPE=US pairs separated by commas
@@ -134,9 +151,35 @@ capacity() {
 cap_point() {
 	c=$(capacity)
 	[ -n "$c" ] && [ "$c" -gt 0 ] || c=0
-	echo "BENCH-CAP $1,$2,$c"
+	echo "BENCH-CAP $1,$2,$c,$(speed_dev)"
 }
 declare_cap() { eval "CAP_$1=$2"; }
+
+# speed: CPU 0's sgw_spin() iterations per us now; speed_ref: the median of
+# SPEED_REFS, into SPEED_REF; speed_dev: a probe's deviation from SPEED_REF,
+# per mille (0 when either is missing)
+speed() { taskset -c 0 "$LR_T/sgserver" --calibrate | sed -n 's/^iters_per_us //p'; }
+speed_ref() {
+	SPEED_REF=$(for i in $(seq 1 $SPEED_REFS); do speed; done | sort -n | sed -n "$(( (SPEED_REFS + 1) / 2 ))p")
+	echo "BENCH-INFO speed $1: CPU 0 at ${SPEED_REF:-?} iterations/us (median of $SPEED_REFS), the reference of its cells"
+}
+speed_dev() {
+	awk -v s="$(speed)" -v r="${SPEED_REF:-0}" 'BEGIN { printf "%d", (s > 0 && r > 0) ? (s - r) * 1000 / r : 0 }'
+}
+# off_speed D...: true when a deviation is beyond SPEED_TOL
+off_speed() { for d in "$@"; do [ "${d#-}" -gt $((SPEED_TOL * 10)) ] && return 0; done; return 1; }
+# speed_wait: up to SPEED_WAIT_S (and the budget left) for the speed to be
+# back within SPEED_TOL; sets d0 to the last probe's deviation
+speed_wait() {
+	t0=$SECONDS
+	d0=$(speed_dev)
+	while off_speed "$d0" && [ $((SECONDS - t0)) -lt $SPEED_WAIT_S ] &&
+	      [ $((retry_spent + SECONDS - t0)) -lt "$RETRY_BUDGET_S" ]; do
+		sleep 3
+		d0=$(speed_dev)
+	done
+	retry_spent=$((retry_spent + SECONDS - t0))
+}
 cap_of() { eval "echo \${CAP_$1:-$NOMINAL}"; }
 
 # cell REP SHAPE GOV LOAD RATE SEED: one cell under GOV (a governor, or
@@ -150,8 +193,20 @@ cell() {
 	sleep 1		# let the governor settle on the idle server
 	w=$WARMUP_S
 	[ "${3#fix}" = "$3" ] || [ "$w" = 0 ] || w=$FIX_WARMUP_S
-	row=$(lr_step "$3" "$4" "$5" "$STEP_S" "$6" "$w")
-	echo "BENCH-CELL $1,$2,$row"
+	try=1
+	d0=$(speed_dev)
+	while :; do
+		t0=$SECONDS
+		row=$(lr_step "$3" "$4" "$5" "$STEP_S" "$6" "$w")
+		d1=$(speed_dev)
+		off_speed "$d0" "$d1" || break
+		[ $try -lt $CELL_TRIES ] && [ "$retry_spent" -lt "$RETRY_BUDGET_S" ] || break
+		retry_spent=$((retry_spent + SECONDS - t0))
+		echo "BENCH-INFO cell $1,$2,$3,$4 off speed (${d0}/${d1} per mille of the reference, try $try): again"
+		try=$((try + 1))
+		speed_wait
+	done
+	echo "BENCH-CELL $1,$2,$row,$d0,$d1"
 }
 
 # burst REP SHAPE PATTERN GOV: one bursty run; a BENCH-BURST row
@@ -197,6 +252,7 @@ for shape in $SHAPES; do
 	fi
 	[ "$shape" = memcached ] &&
 		echo "BENCH-INFO memcached $("$LR_MC" -V | cut -d' ' -f2) (Debian's, unmodified): 2 worker threads, multi-gets of $MC_MGET keys of $MC_VALUE bytes, loads {$loads}%, $reps repetitions"
+	speed_ref "$shape"
 	cap_point "$shape" start
 	cap=$c
 	[ "$cap" -gt 0 ] || { echo "BENCH-INFO $shape: no capacity measured, nominal $NOMINAL req/s used"; cap=$NOMINAL; }
@@ -211,7 +267,7 @@ for shape in $SHAPES; do
 		lr_gov performance
 		sleep 1
 		base=$(lr_step performance "$SLO_LOAD" $((cap * SLO_LOAD / 100)) $((STEP_S * 2)) 7 | cut -d, -f6 | cut -d. -f1)
-		SLO=$(( ${base:-0} * SLO_X ))
+		SLO=$(awk -v b="${base:-0}" -v x="$SLO_X" 'BEGIN { printf "%d", b * x }')
 	fi
 	[ "$SLO" -gt 0 ] || { echo "BENCH-INFO $shape: no SLO (base p99 '$base')"; exit 1; }
 	echo "BENCH-SLO $shape,$SLO,$base,$SLO_X,$SLO_LOAD"

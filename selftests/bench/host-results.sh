@@ -6,8 +6,10 @@
 # disturbed with its verdict withheld, a repetition over the SLO where
 # performance met it is reported as a miss, the bursty table is read, a
 # workload measured at fewer loads (the real server's reduced matrix) gets
-# tables and JSON of its own loads only, and compare tells two runs that
-# agree from two that do not.
+# tables and JSON of its own loads only, cells and capacities taken off the
+# reference speed are left out (and a cell left with no repetition at it
+# withholds the verdict), and compare tells two runs that agree from two
+# that do not.
 . "$SG_TOP/selftests/lib/ktap.sh"
 
 D=$(mktemp -d)
@@ -41,6 +43,14 @@ cells steady 6 8000 > "$D/cells.csv"
 cells moved 6 8000 >> "$D/cells.csv"
 cells spread 7.5 8000 >> "$D/cells.csv"
 cells miss 6 12000 >> "$D/cells.csv"
+# with CPU 0's speed per cell (columns 17, 18, per mille off the reference):
+# speedy's slack at 50 % rep 1 started 15 % fast and cost 20 mJ (left out,
+# it spreads nothing); slowed's slack at 30 % ended 20 % slow in all three
+cells speedy 6 8000 | awk -F, -v OFS=, '{ d = 0; if ($3 == "slack" && $4 == 50 && $1 == 1) { d = 150; $11 = "0.020000" }
+	print $0, d, 0 }' >> "$D/cells.csv"
+cells slowed 6 8000 | awk -F, '{ print $0 ",0," ($3 == "slack" && $4 == 30 ? -200 : 3) }' >> "$D/cells.csv"
+# the real server's reduced matrix, last (the rst check below reads its
+# section up to the fidelity table)
 cells memcached 6 8000 "10 30 50 70" >> "$D/cells.csv"
 # shape,load,client_rps,observed_rps,client_p99,server_p99,queue_us: the
 # server-side p99 in the client's order but one pair swapped
@@ -59,15 +69,16 @@ cat > "$D/burst.csv" <<'EOT'
 EOT
 agg() {	# agg MODE: the fixtures aggregated
 	awk -F, -v mode="$1" -v kernel=fixture -v date=now -v command="make bench" -v cmdbase="make bench" \
-		-v slos="steady=10000 moved=10000 spread=10000 miss=10000 memcached=10000" -v slo_rule=fixture \
-		-v caps="steady=1000/1010/990/1005 moved=1000/1010/850/1000 spread=1000/1000/1000/1000 miss=1000/1000/1000/1000 memcached=900/910/905" \
-		-v cap_tol=10 -v spread_tol=10 -v burst="$D/burst.csv" -v fid="$D/fid.csv" -v overhead=null \
+		-v slos="steady=10000 moved=10000 spread=10000 miss=10000 memcached=10000 speedy=10000 slowed=10000" -v slo_rule=fixture \
+		-v caps="steady=1000/1010/990/1005 moved=1000/1010/850/1000 spread=1000/1000/1000/1000 miss=1000/1000/1000/1000 memcached=900/910/905 speedy=1000/700/1000/1010 slowed=1000/1000/1000/1000" \
+		-v capdevs="speedy=0/-300/10/5 slowed=0/0/0/0" \
+		-v cap_tol=10 -v spread_tol=10 -v speed_tol=8 -v burst="$D/burst.csv" -v fid="$D/fid.csv" -v overhead=null \
 		-f "$AWK" "$D/cells.csv"
 }
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 18
+ktap_plan 21
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -92,6 +103,11 @@ ktap_eq "0.9 0.6667" "$(q 'round(j["fidelity"]["steady"]["latency"]["spearman"],
 ktap_eq "10 30 50 70|10 30 50 70|True True True True|900 910 905" \
 	"$(q '"|".join((" ".join(w["memcached"]["control"]["slack"]), " ".join(w["memcached"]["oracle"]), " ".join(str(w["memcached"]["verdict"][c]["met"]) for c in "1234"), " ".join(map(str, w["memcached"]["capacities_rps"]))))')" \
 	"a workload at 4 loads (the real server's matrix): its cells, oracle, verdict and capacities, no 90% load"
+ktap_eq "False True 2 6.0 1 60 1 1" \
+	"$(q 'w["speedy"]["disturbed"], w["speedy"]["verdict"]["3"]["met"], w["speedy"]["control"]["slack"]["50"]["cells"], round(w["speedy"]["control"]["slack"]["50"]["energy_j_per_req"] * 1000, 3), w["speedy"]["cells_off_speed"], w["speedy"]["cells"], w["speedy"]["capacities_off_speed"], w["speedy"]["capacity_moved_pct"]')" \
+	"a cell 15 % off speed is left out (no spread, verdict kept), and so is a capacity 30 % off speed"
+ktap_eq "True None True" "$(q 'w["slowed"]["disturbed"], w["slowed"]["verdict"], "slack at 30%: no repetition at the reference speed" in w["slowed"]["disturbed_why"]')" \
+	"a cell of slack with every repetition off speed withholds the verdict, and is named"
 # two runs in a row (selftests/bench/compare): the same run agrees with
 # itself; one whose slack cell at 50 % costs 10 % more does not, and the load
 # is named
@@ -113,6 +129,8 @@ ktap_eq "4 0" "$(sed -n '/^Workload ``memcached``/,/^Metric fidelity/p' "$D/resu
 	"the rst renders the memcached workload with its 4 load columns in every table, none at 90%"
 ktap_check 'grep -q "^\*\*Disturbed\*\*: capacity moved -15.0%" "$D/results.rst" && grep -q "verdict withheld" "$D/results.rst"' \
 	"the rst marks the disturbed run and withholds its verdict"
+ktap_check 'grep -qx "Off speed: 1 of 60 cells, left out." "$D/results.rst"' \
+	"the rst counts the cells left out off speed"
 ktap_check 'grep -q "BENCH_SHAPES=steady make bench" "$D/results.rst" && grep -q "missed\*\* at 70% rep 2" "$D/results.rst"' \
 	"the rst prints the command above the tables and the misses"
 rstok() { python3 -c 'import docutils.core, sys

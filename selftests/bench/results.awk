@@ -12,8 +12,13 @@
 # slo_windows,slo_over,phases "load:p99:requests;..."); slos ("shape=us
 # ..."); slo_rule (how the SLO was chosen, text); caps ("shape=c0/c1/...":
 # each shape's capacity at fmax at the start, after each repetition and at
-# the end); cap_tol, spread_tol (per cent: the disturbed marks); kernel,
-# date, command, overhead (a JSON object or null).
+# the end); capdevs ("shape=d0/d1/...": CPU 0's speed at each of those
+# points, per mille off the shape's reference); cap_tol, spread_tol,
+# speed_tol (per cent: the disturbed marks); kernel, clock (the guest's),
+# date, command,
+# overhead (a JSON object or null).  cells.csv's columns 17 and 18
+# (optional): CPU 0's speed before and after the cell, per mille off the
+# reference.
 #
 # Per workload shape, governor and load: means over the repetitions.  A cell
 # whose p99 exceeds the workload's SLO is a violation.  The static oracle of
@@ -22,18 +27,29 @@
 # capacity moved by more than cap_tol % of the start's, or when the
 # repetitions of a cell the verdict reads (slack, performance, schedutil)
 # differ in energy per request by more than spread_tol % of their mean
-# ((max - min) / mean).  The first shape seen is the primary workload.  A
+# ((max - min) / mean).  Where the speeds were taken, a cell that started
+# or ended more than speed_tol % off its workload's reference speed is *off
+# speed*: left out of every mean and check (its load was not its level's),
+# and counted; the capacity is compared only between points at the
+# reference speed (what moves with the host's speed is accounted for cell
+# by cell); and a cell the verdict reads with no repetition at the
+# reference speed withholds it.  The first shape seen is the primary workload.  A
 # workload's tables have a column per load it was measured at (the real
 # server's matrix may be smaller than the sgserver shapes').
 {
 	w = $2; g = $3; l = $4 + 0; r = $1 + 0
+	if (r > 0) reps[r] = 1
 	if (!(w in shapes)) { shapes[w] = 1; sv[++ns] = w }
 	if (g ~ /^fix[0-9]+$/) {
 		if (!((w, g) in hasfix)) { hasfix[w, g] = 1; fv[w, ++nf[w]] = g }
 	} else if (!(g in govs)) { govs[g] = 1; gv[++ng] = g }
 	loads[l] = 1; wl[w, l] = 1
 	k = w SUBSEP g SUBSEP l
-	n[k]++; if (r > 0) reps[r] = 1
+	if (NF >= 18 && $17 != "") {
+		hasspeed[w] = 1; ncells[w]++
+		if (offspeed($17) || offspeed($18)) { noff[w]++; offk[k]++; next }
+	}
+	n[k]++
 	rps[k] += $6; p50[k] += $7; p99[k] += $8; p999[k] += $9
 	epr[k] += $11; khz[k] += $12
 	rp99[k, r] = $8; hasrep[k, r] = 1
@@ -49,6 +65,7 @@
 		idle[k, kv[1]] += kv[2]
 	}
 }
+function offspeed(d) { return speed_tol > 0 && (d < 0 ? -d : d) > speed_tol * 10 }
 function fmt(x) { return sprintf("%.6g", x) }
 function mean(a, k) { return n[k] ? a[k] / n[k] : 0 }
 function spread(k) { return n[k] > 1 && epr[k] > 0 ? 100 * (emax[k] - emin[k]) / (epr[k] / n[k]) : 0 }
@@ -62,6 +79,11 @@ END {
 	for (i = 1; i <= nc; i++) {
 		split(cl[i], kv, "="); ncap[kv[1]] = split(kv[2], cv, "/")
 		for (j = 1; j <= ncap[kv[1]]; j++) capv[kv[1], j] = cv[j] + 0
+	}
+	nc = split(capdevs, cl, " ")
+	for (i = 1; i <= nc; i++) {
+		split(cl[i], kv, "="); m = split(kv[2], cv, "/")
+		for (j = 1; j <= m; j++) capd[kv[1], j] = cv[j] + 0
 	}
 	nl = 0; for (l in loads) lv[++nl] = l + 0
 	for (i = 1; i <= nl; i++) for (j = i + 1; j <= nl; j++) if (lv[j] < lv[i]) { t = lv[i]; lv[i] = lv[j]; lv[j] = t }
@@ -87,10 +109,11 @@ function workload(w,   g, i, j, l, k, v, r, c0, d, ko, best, f, why, gi) {
 		if (best != "") { ofix[w, l] = f; oepr[w, l] = mean(epr, best); op99[w, l] = mean(p99, best) }
 	}
 	# the yardstick
-	why = ""; capmove[w] = 0
+	why = ""; capmove[w] = 0; capoff[w] = 0
 	if (ncap[w] > 1 && capv[w, 1] > 0) {
 		c0 = capv[w, 1]
 		for (j = 2; j <= ncap[w]; j++) {
+			if (offspeed(capd[w, j])) { capoff[w]++; continue }
 			d = 100 * (capv[w, j] - c0) / c0
 			if ((d < 0 ? -d : d) > (capmove[w] < 0 ? -capmove[w] : capmove[w])) capmove[w] = d
 		}
@@ -103,6 +126,8 @@ function workload(w,   g, i, j, l, k, v, r, c0, d, ko, best, f, why, gi) {
 		if (spread(k) > spread_tol)
 			why = add(why, sprintf("%s at %d%%: energy per request of its repetitions %.2f-%.2f mJ (spread %.0f%%)",
 				g, lv[i], emin[k] * 1000, emax[k] * 1000, spread(k)))
+		if (!n[k] && offk[k])
+			why = add(why, sprintf("%s at %d%%: no repetition at the reference speed", g, lv[i]))
 	}
 	dist[w] = why
 	verdict_of(w)
@@ -115,6 +140,7 @@ function violations(w, g,   i, k, r, v) {
 	}
 }
 function capsjoin(w, sep,   j, s) { s = ""; for (j = 1; j <= ncap[w]; j++) s = s (j > 1 ? sep : "") capv[w, j]; return s }
+function capdjoin(w, sep,   j, s) { s = ""; for (j = 1; j <= ncap[w]; j++) s = s (j > 1 ? sep : "") sprintf("%+d", capd[w, j]); return s }
 
 # verdict_of W: issue 15's goal, criterion by criterion (crit[w, 1..4]: "" met,
 # else where it is missed and what bounds it there; cn[w, c]: how many loads
@@ -246,10 +272,11 @@ function burst_verdict(w, p,   ks, kp, ku, j, l, d) {
 # ---- json ---------------------------------------------------------------------------
 function jstr(s) { gsub(/\\/, "\\\\", s); gsub(/"/, "\\\"", s); return "\"" s "\"" }
 function json(   s, w, i, l, sep, c, p, g, j, k) {
-	printf "{\"kernel\": %s, \"date\": %s, \"repetitions\": %d,\n", jstr(kernel), jstr(date), nreps
+	printf "{\"kernel\": %s, \"guest_clock\": %s, \"date\": %s, \"repetitions\": %d,\n", jstr(kernel), jstr(clock), jstr(date), nreps
 	printf " \"command\": %s,\n", jstr(command)
 	printf " \"slo_rule\": %s,\n", jstr(slo_rule)
-	printf " \"disturbed_rule\": %s,\n", jstr(sprintf("capacity moved by more than %s%% of the start's, or a cell of slack, performance or schedutil whose repetitions' energy per request spans more than %s%% of their mean", cap_tol, spread_tol))
+	printf " \"disturbed_rule\": %s,\n", jstr(sprintf("capacity moved by more than %s%% of the start's, or a cell of slack, performance or schedutil whose repetitions' energy per request spans more than %s%% of their mean%s", cap_tol, spread_tol,
+		speed_tol > 0 ? sprintf(", or has no repetition within %s%% of the workload's reference speed (cells and capacities off it are left out)", speed_tol) : ""))
 	printf " \"energy\": \"modeled (emulated platform), governed CPU only\",\n"
 	printf " \"overhead\": %s,\n \"fidelity\": {", overhead
 	sep = ""
@@ -269,6 +296,7 @@ function json(   s, w, i, l, sep, c, p, g, j, k) {
 		printf "%s\n  \"%s\": {\"slo_us\": %s, \"capacity_rps\": %s, \"capacities_rps\": [%s], \"capacity_moved_pct\": %s,\n", (s > 1 ? "," : ""), w,
 			fmt(slo[w]), ncap[w] ? capv[w, 1] : "null", capsjoin(w, ", "), fmt(capmove[w])
 		printf "   \"disturbed\": %s, \"disturbed_why\": %s,\n", dist[w] == "" ? "false" : "true", jstr(dist[w])
+		if (hasspeed[w]) printf "   \"cells_off_speed\": %d, \"cells\": %d, \"capacities_off_speed\": %d,\n", noff[w], ncells[w], capoff[w]
 		printf "   \"verdict\": "
 		if (dist[w] != "") printf "null"
 		else {
@@ -367,13 +395,21 @@ function rst(   title, s, w, line, p, i) {
 	print ".. Generated by ``make bench`` (selftests/bench/run) with build/bench/results.json;"
 	print "   do not edit.  All energy is modeled by the emulated platform."
 	print ""
-	printf "Run: guest kernel %s, %s, %d repetitions per cell.  To reproduce every table\n", kernel, date, nreps
+	printf "Run: guest kernel %s, guest clock %s, %s, %d repetitions per cell.  To\nreproduce every table\n", kernel, clock == "" ? "not recorded" : clock, date, nreps
 	printf "below::\n\n   %s\n\n", command
 	print "SLO: " slo_rule "."
 	print "Disturbed: a workload whose capacity at fmax moved by more than " cap_tol "% of the"
 	print "start's during the run, or whose repetitions of a cell of slack, performance or"
 	print "schedutil differ in energy per request by more than " spread_tol "% of their mean, is"
 	print "marked **disturbed** and its verdict is withheld."
+	if (speed_tol > 0) {
+		print "Speed: CPU 0's speed was taken with each capacity (the start's is the"
+		print "workload's reference) and before and after every cell.  A cell that started or"
+		print "ended more than " speed_tol "% off the reference ran again (up to three times);"
+		print "one still off speed is left out of every figure below, and a capacity taken"
+		print "off speed is not compared.  A workload with a cell of slack, performance or"
+		print "schedutil left with no repetition at the reference speed is disturbed."
+	}
 	print ""
 	for (s = 1; s <= ns; s++) {
 		w = sv[s]
@@ -383,7 +419,9 @@ function rst(   title, s, w, line, p, i) {
 		print title; print line
 		print ""
 		printf "Reproduce this workload's tables::\n\n   BENCH_SHAPES=%s %s\n\n", w, cmdbase
-		if (ncap[w]) printf "Capacity at fmax at the start, after each repetition and at the end: %s req/s (moved %+.1f%%).\n\n", capsjoin(w, ", "), capmove[w]
+		if (ncap[w]) printf "Capacity at fmax at the start, after each repetition and at the end: %s req/s (moved %+.1f%%%s).\n\n", capsjoin(w, ", "), capmove[w],
+			capoff[w] ? sprintf(" between the %d taken at the reference speed; CPU 0's speed at each, per mille off the reference: %s", ncap[w] - capoff[w], capdjoin(w, ", ")) : ""
+		if (hasspeed[w]) printf "Off speed: %d of %d cells, left out.\n\n", noff[w], ncells[w]
 		if (dist[w] != "") {
 			printf "**Disturbed**: %s.  Verdict withheld; the figures are shown as measured.\n\n", dist[w]
 		}
