@@ -8,8 +8,9 @@
 #    load levels are percentages of it.  Re-measured after every repetition
 #    of the matrix and at the end (BENCH-CAP ... repN, end): a run whose
 #    capacity moved is marked disturbed by results.awk.
-#    Speed: the host's speed moves by up to 2x over minutes
-#    (Documentation/evaluation.rst), which moves the capacity with it.  So
+#    Speed: on the host's clock (VM_ICOUNT= make bench) the guest's speed
+#    switches between two about 1.9x apart within tens of ms to seconds
+#    (Documentation/evaluation.rst), and the capacity moves with it.  So
 #    CPU 0's speed (sgserver --calibrate: the fastest of 31 runs of 1 ms of
 #    work; CPU 0 has no emulated DVFS) is taken with the capacity (the
 #    shape's reference) and before and after every cell.  A cell that starts
@@ -17,7 +18,8 @@
 #    waiting up to SPEED_WAIT_S for the speed to come back, up to
 #    CELL_TRIES times in all, while the run's RETRY_BUDGET_S lasts; its row
 #    carries both deviations (per mille), and results.awk leaves the cells
-#    still off speed out of the means and the verdict.
+#    still off speed out of the means and the verdict.  Under -icount (the
+#    default) the speed is the reference every time: the probe checks it.
 # 1. SLO: BENCH_SLO_X (3) times the p99 under performance at BENCH_SLO_LOAD
 #    (10) % load, in us (BENCH-SLO), unless BENCH_SLO_US fixes it (one value
 #    for every shape, or SHAPE=US,... per shape; a shape not named is
@@ -82,8 +84,8 @@ BURST_SUB=${BENCH_BURST_SUB:-0.5}
 FID=${BENCH_FIDELITY:-1}
 SPEED_TOL=${BENCH_SPEED_TOL:-8}	# per cent (selftests/bench/run says why)
 SPEED_REFS=3			# the reference: the median of 3 probes
-SPEED_WAIT_S=30			# a slow phase of the host lasts minutes: wait
-				# this long for it to pass before a retry
+SPEED_WAIT_S=30			# a slow phase of the host lasts up to seconds:
+				# wait at most this long for it to pass
 CELL_TRIES=3
 RETRY_BUDGET_S=${BENCH_RETRY_BUDGET_S:-900}	# all retries and waits of a run
 retry_spent=0
