@@ -139,8 +139,13 @@ function violations(w, g,   i, k, r, v) {
 		viol[k] = v
 	}
 }
-function capsjoin(w, sep,   j, s) { s = ""; for (j = 1; j <= ncap[w]; j++) s = s (j > 1 ? sep : "") capv[w, j]; return s }
-function capdjoin(w, sep,   j, s) { s = ""; for (j = 1; j <= ncap[w]; j++) s = s (j > 1 ? sep : "") sprintf("%+d", capd[w, j]); return s }
+# capsjoin W SEP [A F]: W's capacity points (capv, or A) joined by SEP, each
+# printed with F (default %s)
+function capsjoin(w, sep, a, f,   j, s) {
+	s = ""
+	for (j = 1; j <= ncap[w]; j++) s = s (j > 1 ? sep : "") sprintf(f == "" ? "%s" : f, f == "" ? capv[w, j] : a[w, j])
+	return s
+}
 
 # verdict_of W: issue 15's goal, criterion by criterion (crit[w, 1..4]: "" met,
 # else where it is missed and what bounds it there; cn[w, c]: how many loads
@@ -420,7 +425,7 @@ function rst(   title, s, w, line, p, i) {
 		print ""
 		printf "Reproduce this workload's tables::\n\n   BENCH_SHAPES=%s %s\n\n", w, cmdbase
 		if (ncap[w]) printf "Capacity at fmax at the start, after each repetition and at the end: %s req/s (moved %+.1f%%%s).\n\n", capsjoin(w, ", "), capmove[w],
-			capoff[w] ? sprintf(" between the %d taken at the reference speed; CPU 0's speed at each, per mille off the reference: %s", ncap[w] - capoff[w], capdjoin(w, ", ")) : ""
+			capoff[w] ? sprintf(" between the %d taken at the reference speed; CPU 0's speed at each, per mille off the reference: %s", ncap[w] - capoff[w], capsjoin(w, ", ", capd, "%+d")) : ""
 		if (hasspeed[w]) printf "Off speed: %d of %d cells, left out.\n\n", noff[w], ncells[w]
 		if (dist[w] != "") {
 			printf "**Disturbed**: %s.  Verdict withheld; the figures are shown as measured.\n\n", dist[w]
