@@ -121,11 +121,18 @@
  *    P-states: rounding it up (the driver's CPUFREQ_RELATION_L) runs the
  *    next P-state for any need above one, 400 MHz in a six-state ladder, so
  *    L's noise around a P-state would put the policy on the state above for
- *    much of the time, and no tail needs that.  sg_ladder_pick() gives each
- *    new window the P-state at or below or at or above the output, the one
- *    above for a share (f - lo) / (hi - lo) of the windows (a first-order
- *    sigma-delta, the one above first): the policy's mean frequency is the
- *    output, and the outer loop sees the tail of that mix.  Not a P-state
+ *    much of the time, and no tail needs that.  sg_ladder_pick() runs the
+ *    P-state at or below or at or above the output, the one above for a
+ *    share (f - lo) / (hi - lo) of the windows (a first-order sigma-delta,
+ *    the one above first): the policy's mean frequency is the output, and
+ *    the outer loop sees the tail of that mix.  It decides once per frame
+ *    of SG_LADDER_FRAME = 8 windows, not every window: an output between
+ *    two P-states would otherwise change the P-state about every other
+ *    window (50 a second at 10 ms), each change a transition's energy and
+ *    a trip through the governor's thread on the server's CPU, and 80 ms
+ *    still leaves a 2 s horizon of the outer loop 25 frames to average.
+ *    An output that reaches a P-state runs it at once, whatever the frame
+ *    (a rise to the state above is not held 80 ms).  Not a P-state
  *    that L would keep 95 % busy: that is step 3's boost.
  *
  * 3. **Saturation.**  The decision asks for max at once, without the rate
@@ -276,6 +283,8 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_SLO_RHO_MAX		900
 /* Step 2: the SLO output falls by at most span / 8 per window. */
 #define SG_SLO_DOWN_DIV		8
+/* Step 2: the ladder's pick between two P-states holds this many windows. */
+#define SG_LADDER_FRAME		8
 /* Step 3: queueing above T / 2 boosts, a window at or below T / 4 has drained. */
 #define SG_SLO_QUEUE_DIV	2
 #define SG_SLO_DRAIN_DIV	4
@@ -710,6 +719,7 @@ void sg_law_reset(struct sg_law *law, u32 cur_khz)
 	law->landing = false;
 	law->ladder_acc = 0;
 	law->ladder_khz = 0;
+	law->ladder_frame = 0;
 }
 
 /**
@@ -721,26 +731,39 @@ void sg_law_reset(struct sg_law *law, u32 cur_khz)
  * @lo, @hi:	the P-states at or below and at or above @f
  *
  * Return: @lo or @hi, @hi for a share (f - lo) / (hi - lo) of the windows,
- * @hi first; always @hi when an SLO target's L would keep @lo 95 % busy
- * (step 3's boost: a P-state it saturates is no part of a plan).
+ * in frames of SG_LADDER_FRAME windows, @hi first; always @hi when an SLO
+ * target's L would keep @lo 95 % busy (step 3's boost: a P-state it
+ * saturates is no part of a plan).  An output that leaves [lo, hi] is
+ * followed at once, whatever the frame.
  */
 u32 sg_ladder_pick(struct sg_law *law, const struct sg_ctl_in *in, u32 f, u32 lo, u32 hi)
 {
-	s64 d = (s64)hi - lo;
+	s64 d = (s64)hi - lo, lim = d * SG_LADDER_FRAME;
+	bool held = law->ladder_khz == lo || law->ladder_khz == hi;
+	bool sat = sg_slo_saturates(in->slo_load, lo);
+	u32 pick;
 
-	if (f >= hi || hi <= lo || sg_slo_saturates(in->slo_load, lo))
-		return law->ladder_khz = hi;
-	if (f <= lo)
-		return law->ladder_khz = lo;
-	if (!in->slo_fresh && (law->ladder_khz == lo || law->ladder_khz == hi))
-		return law->ladder_khz;
-	/* first-order sigma-delta: the excess over lo asked, less what hi gave */
-	law->ladder_acc = clamp_t(s64, law->ladder_acc + f - lo, -d, d);
-	if (law->ladder_acc > 0) {
-		law->ladder_acc -= d;
-		return law->ladder_khz = hi;
+	if (f >= hi || hi <= lo || sat || f <= lo) {
+		/* on a P-state: the next window between two starts a frame */
+		law->ladder_frame = SG_LADDER_FRAME - 1;
+		return law->ladder_khz = f <= lo && hi > lo && !sat ? lo : hi;
 	}
-	return law->ladder_khz = lo;
+	if (!in->slo_fresh && held)
+		return law->ladder_khz;
+	/*
+	 * First-order sigma-delta, one decision a frame: the accumulator holds
+	 * the excess over lo asked, less what hi gave, window by window.
+	 */
+	if (held && law->ladder_frame + 1 < SG_LADDER_FRAME) {
+		law->ladder_frame++;
+		pick = law->ladder_khz;
+	} else {
+		law->ladder_frame = 0;
+		pick = law->ladder_acc + f - lo > 0 ? hi : lo;
+	}
+	law->ladder_acc = clamp_t(s64, law->ladder_acc + f - lo - (pick == hi ? d : 0),
+				  -lim, lim);
+	return law->ladder_khz = pick;
 }
 
 static void sg_pid_step(const struct sg_law_params *p, struct sg_pid *pid,

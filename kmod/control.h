@@ -206,6 +206,7 @@ struct sg_pid {
  * @landing:	the SLO output is coming down from a boost (step 3)
  * @ladder_acc:	the P-state modulator's state (step 2, sg_ladder_pick()), kHz
  * @ladder_khz:	its latest pick
+ * @ladder_frame: windows the latest pick has held, less one
  * @mode:	current mode
  * @consumed_ns: newest slot stamp the PID stepped on
  * @slo_consumed_ns: newest SLO slot stamp the SLO output used
@@ -216,6 +217,7 @@ struct sg_law {
 	bool		landing;
 	s64		ladder_acc;
 	u32		ladder_khz;
+	u32		ladder_frame;
 	enum sg_mode	mode;
 	u64		consumed_ns;
 	u64		slo_consumed_ns;

@@ -676,21 +676,28 @@ static void test_closed_loop(void)
 	      f3, r);
 }
 
-/* Step 2's P-state modulator: the mean pick is the output, hi first. */
+/* Step 2's P-state modulator: the mean pick is the output, hi first, in frames. */
 static void test_ladder(void)
 {
 	struct sg_ctl_in in = { .slo_fresh = true, .slo_load = 1000000 };
 	struct sg_law law = {};
-	u32 lo = 2200000, hi = 2600000, f = 2500000, pick, n_hi = 0;
+	u32 lo = 2200000, hi = 2600000, f = 2500000, pick, n_hi = 0, n_chg = 0;
 	int i;
 
 	pick = sg_ladder_pick(&law, &in, f, lo, hi);
 	CHECK(pick == hi, "ladder: the first pick between two P-states is the one above");
-	for (i = 1; i < 100; i++)
-		n_hi += sg_ladder_pick(&law, &in, f, lo, hi) == hi;
+	for (i = 1; i < 12 * SG_LADDER_FRAME; i++) {
+		u32 next = sg_ladder_pick(&law, &in, f, lo, hi);
+
+		n_chg += next != pick;
+		pick = next;
+		n_hi += pick == hi;
+	}
 	n_hi++;
-	CHECK(n_hi == 75, "ladder: 2.5 GHz between 2.2 and 2.6: the one above in 75 of 100 windows (%u)",
-	      n_hi);
+	CHECK(n_hi == 9 * SG_LADDER_FRAME,
+	      "ladder: 2.5 GHz between 2.2 and 2.6: the one above in 3/4 of %d windows (%u)",
+	      12 * SG_LADDER_FRAME, n_hi);
+	CHECK(n_chg <= 6, "ladder: a pick holds a frame: %u changes in 12 frames", n_chg);
 	pick = law.ladder_khz;
 	in.slo_fresh = false;
 	CHECK(sg_ladder_pick(&law, &in, f, lo, hi) == pick,
@@ -699,10 +706,12 @@ static void test_ladder(void)
 	CHECK(sg_ladder_pick(&law, &in, hi, hi, hi) == hi &&
 	      sg_ladder_pick(&law, &in, lo, lo, hi) == lo,
 	      "ladder: an output on a P-state runs that P-state");
-	for (i = 0, n_hi = 0; i < 100; i++)
+	CHECK(sg_ladder_pick(&law, &in, hi, lo, hi) == hi,
+	      "ladder: an output that reaches the P-state above runs it at once");
+	for (i = 0, n_hi = 0; i < 100 * SG_LADDER_FRAME; i++)
 		n_hi += sg_ladder_pick(&law, &in, lo + 4000, lo, hi) == hi;
-	CHECK(n_hi == 1 || n_hi == 2, "ladder: 1 %% above lo: the one above in 1 of 100 windows (%u)",
-	      n_hi);
+	CHECK(n_hi >= SG_LADDER_FRAME && n_hi <= 2 * SG_LADDER_FRAME,
+	      "ladder: 1 %% above lo: the one above in 1 frame of 100 (%u windows)", n_hi);
 	in.slo_load = lo * 96 / 100;
 	for (i = 0, n_hi = 0; i < 100; i++)
 		n_hi += sg_ladder_pick(&law, &in, lo + 4000, lo, hi) == hi;
