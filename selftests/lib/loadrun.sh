@@ -234,12 +234,18 @@ lr_now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
 # (idle: CPU 1's cpuidle residency per state, per mille of the step's time;
 # the last three from slackgov's counters, lr_lat_diff, empty without them).
 # WARM > 0: the client first runs WARM seconds at RATE, unmeasured (sgclient
-# --warmup), and the counters start at its mark, the load already running
+# --warmup), and the counters start at its mark, the load already running,
+# LR_MARK_LEAD s before the measured run (at most WARM): the reads at the
+# mark (forks, sgwin's BPF map) stall a guest under -icount for tens of ms,
+# and must not stall the measured requests.  The counters then span the
+# lead's requests too: energy per request divides by them as well.
+LR_MARK_LEAD=0.4
 lr_step() {
 	if [ "${6:-0}" != 0 ]; then
 		rm -f /tmp/lr.step && mkfifo /tmp/lr.step
 		taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$3" -d "$4" \
-			--warmup "$6" -c $LR_CONNS -S "$5" -j > /tmp/lr.step &
+			--warmup "$6" --mark-lead "$(awk -v w="$6" -v l=$LR_MARK_LEAD 'BEGIN { print w < l ? w : l }')" \
+			-c $LR_CONNS -S "$5" -j > /tmp/lr.step &
 		_lc=$!
 		exec 3< /tmp/lr.step
 		read -r _mark <&3
@@ -256,7 +262,8 @@ lr_step() {
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | tr ' ' ',')
 	rps=$(echo "$out" | jget rps)
 	recv=$(echo "$out" | jget received)
+	lead_sent=$(echo "$out" | jget lead_sent)
 	ej=$(lr_energy_j "$e0" "$e1")
-	epr=$(awk -v e="$ej" -v n="$recv" 'BEGIN { printf "%.6f", (n > 0 ? e / n : 0) }')
+	epr=$(awk -v e="$ej" -v n="$recv" -v m="${lead_sent:-0}" 'BEGIN { printf "%.6f", (n > 0 ? e / (n + m) : 0) }')
 	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" $((t1 - t0))),${lat:-,,}"
 }

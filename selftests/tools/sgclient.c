@@ -6,7 +6,7 @@
  *
  * Usage: sgclient [-H 127.0.0.1] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]
  *                 [-s SERVICE_US] [-g GRACE_S] [--ramp R1,R2,...:STEP_S [--by-rate]]
- *                 [--warmup SECONDS]
+ *                 [--warmup SECONDS [--mark-lead SECONDS]]
  *                 [--frag N] [--proto memcache [--mget N] [--keyspace N] [--fill BYTES]]
  *
  * Loopback only.  See Documentation/workload.rst.
@@ -101,7 +101,7 @@ struct sgc_step {
 static struct sgc_opts {
 	const char *host;
 	int port;
-	double rate, duration_s, grace_s, warmup_s;
+	double rate, duration_s, grace_s, warmup_s, lead_s;
 	int conns;
 	uint64_t seed;
 	bool json, ramp, by_rate;
@@ -118,6 +118,7 @@ static struct sgc_step *steps;
 static int nsteps;
 static uint64_t t0, step_ns, late;
 static uint64_t tw;			/* --warmup: its start (t0 without one) */
+static uint64_t lead_sent;		/* --mark-lead: sent from the mark to t0; __atomic */
 static int conns_lost;			/* __atomic */
 
 /* ---- errors --------------------------------------------------------------------- */
@@ -234,6 +235,9 @@ static void sgc_report(int k)
 		printf("{");
 		if (opt.ramp)
 			printf("\"step\": %d, ", k);
+		if (k == 0 && opt.lead_s > 0)
+			printf("\"lead_sent\": %llu, ",
+			       (unsigned long long)__atomic_load_n(&lead_sent, __ATOMIC_ACQUIRE));
 		printf("\"rate\": %.6g, \"duration_s\": %.6g, \"conns\": %d, \"seed\": %llu, "
 		       "\"sent\": %llu, \"received\": %llu, \"errors\": %llu, "
 		       "\"unanswered\": %llu, \"rps\": %.3f, \"mean_us\": %.1f, "
@@ -490,6 +494,18 @@ static bool sgc_send(struct sgc_conn *c, uint64_t sched, uint64_t now, uint64_t 
 			sgc_enqueue(c, &m, sizeof(m), sched, limit);
 }
 
+/* --warmup's mark: the counters' start, with the warm-up's sends so far */
+static void sgc_mark(uint64_t warm_sent)
+{
+	if (opt.json)
+		printf("{\"warmup_s\": %.6g, \"lead_s\": %.6g, \"sent\": %llu}\n", opt.warmup_s,
+		       opt.lead_s, (unsigned long long)warm_sent);
+	else
+		printf("warm-up: %.6g s, mark %.6g s before the run, sent %llu\n", opt.warmup_s,
+		       opt.lead_s, (unsigned long long)warm_sent);
+	fflush(stdout);
+}
+
 static void *sgc_sender(void *arg)
 {
 	uint64_t rng = opt.seed, krng = opt.seed ^ 0x6b657973ull /* "keys" */, id = 0;
@@ -500,10 +516,17 @@ static void *sgc_sender(void *arg)
 
 	/*
 	 * --warmup: the first step's rate from tw to t0, unmeasured, then a line
-	 * on stdout at t0, so that a caller reading counters around the
-	 * measured run starts them there, with the load already running.
+	 * on stdout at tm = t0 - --mark-lead (t0 without one), so that a caller
+	 * reading counters around the measured run starts them there, with the
+	 * load already running.  The lead leaves the caller's own reads (forks,
+	 * a BPF map) outside the measured run: on one CPU's worth of emulator
+	 * they stall client and server alike, and the run's tail with them.
+	 * The sends from tm to t0 are counted (lead_sent in step 0's report),
+	 * for a caller whose counters span them.
 	 */
 	if (t0 > tw) {
+		uint64_t tm = t0 - (uint64_t)(opt.lead_s * 1e9), n_lead = 0;
+		bool marked = false;
 		double off = 0;
 
 		for (;;) {
@@ -512,21 +535,23 @@ static void *sgc_sender(void *arg)
 
 			off += sgc_interval(&rng, steps[0].rate);
 			sched = tw + (uint64_t)(off * 1e9);
+			if (!marked && sched >= tm) {
+				sgc_wait_until(tm);
+				sgc_mark(warm_sent);
+				marked = true;
+			}
 			if (sched >= t0)
 				break;
 			sgc_wait_until(sched);
 			if (!(c = sgc_pick(&rr)) || (opt.mc && sgc_mc_full(c)))
 				continue;
-			warm_sent += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
+			if (marked)
+				n_lead += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
+			else
+				warm_sent += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
 		}
+		__atomic_store_n(&lead_sent, n_lead, __ATOMIC_RELEASE);
 		sgc_wait_until(t0);
-		if (opt.json)
-			printf("{\"warmup_s\": %.6g, \"sent\": %llu}\n", opt.warmup_s,
-			       (unsigned long long)warm_sent);
-		else
-			printf("warm-up: %.6g s, sent %llu\n", opt.warmup_s,
-			       (unsigned long long)warm_sent);
-		fflush(stdout);
 	}
 	for (int k = 0; k < nsteps; k++) {
 		struct sgc_step *st = &steps[k];
@@ -1012,6 +1037,9 @@ static void usage(FILE *f)
 		"  --by-rate      with --ramp: then one line per distinct rate, its steps merged\n"
 		"  --warmup S     first send S seconds at the (first) rate, unmeasured; a line\n"
 		"                 on stdout says when the measured run starts\n"
+		"  --mark-lead S  with --warmup: that line comes S seconds before the measured\n"
+		"                 run (at most the warm-up), whose first report then counts\n"
+		"                 lead_sent, the requests sent in between (default 0)\n"
 		"  --frag N       protocol check: N pipelined requests in torn fragments\n"
 		"  --proto P      sgw (sgserver, default) or memcache (memcached's text protocol:\n"
 		"                 each request a get of --mget keys, timed to its END)\n"
@@ -1065,6 +1093,7 @@ int main(int argc, char **argv)
 		{ "keyspace", required_argument, NULL, 'K' },
 		{ "fill", required_argument, NULL, 'L' },
 		{ "warmup", required_argument, NULL, 'W' },
+		{ "mark-lead", required_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -1139,6 +1168,10 @@ int main(int argc, char **argv)
 			if (sgw_parse_double(optarg, 0, SGC_MAX_DURATION, &opt.warmup_s))
 				return bad_arg("--warmup seconds", optarg);
 			break;
+		case 'A':
+			if (sgw_parse_double(optarg, 0, SGC_MAX_DURATION, &opt.lead_s))
+				return bad_arg("--mark-lead seconds", optarg);
+			break;
 		case 'F':
 			if (sgw_parse_ulong(optarg, 1, 1000000, &opt.frag))
 				return bad_arg("--frag count", optarg);
@@ -1199,6 +1232,11 @@ int main(int argc, char **argv)
 		}
 		if (opt.by_rate && !opt.ramp) {
 			sgc_err("--by-rate needs --ramp");
+			return 2;
+		}
+		if (opt.lead_s > opt.warmup_s) {
+			sgc_err("--mark-lead %g: at most the --warmup (%g s)", opt.lead_s,
+				opt.warmup_s);
 			return 2;
 		}
 		if (!opt.ramp && (!have_r || !have_d)) {
