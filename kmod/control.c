@@ -722,6 +722,13 @@ void sg_law_reset(struct sg_law *law, u32 cur_khz)
 	law->ladder_frame = 0;
 }
 
+/* Step 2: the ladder runs one P-state; the next window between two starts a frame. */
+static u32 sg_ladder_on(struct sg_law *law, u32 khz)
+{
+	law->ladder_frame = SG_LADDER_FRAME - 1;
+	return law->ladder_khz = khz;
+}
+
 /**
  * sg_ladder_pick - the SLO output on the policy's P-states (step 2)
  * @law:	the law's state (its modulator)
@@ -740,14 +747,12 @@ u32 sg_ladder_pick(struct sg_law *law, const struct sg_ctl_in *in, u32 f, u32 lo
 {
 	s64 d = (s64)hi - lo, lim = d * SG_LADDER_FRAME;
 	bool held = law->ladder_khz == lo || law->ladder_khz == hi;
-	bool sat = sg_slo_saturates(in->slo_load, lo);
 	u32 pick;
 
-	if (f >= hi || hi <= lo || sat || f <= lo) {
-		/* on a P-state: the next window between two starts a frame */
-		law->ladder_frame = SG_LADDER_FRAME - 1;
-		return law->ladder_khz = f <= lo && hi > lo && !sat ? lo : hi;
-	}
+	if (f >= hi || hi <= lo || sg_slo_saturates(in->slo_load, lo))
+		return sg_ladder_on(law, hi);
+	if (f <= lo)
+		return sg_ladder_on(law, lo);
 	if (!in->slo_fresh && held)
 		return law->ladder_khz;
 	/*

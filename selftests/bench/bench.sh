@@ -22,9 +22,9 @@
 #    default) the speed stays within a few per cent of the reference: the
 #    probe checks it.
 # 1. SLO: BENCH_SLO_X (1.5) times the p99 under performance at BENCH_SLO_LOAD
-#    (70) % load (the median of SLO_BASE_STEPS steps), in us (BENCH-SLO), unless BENCH_SLO_US fixes it (one value
-#    for every shape, or SHAPE=US,... per shape; a shape not named is
-#    measured); the server
+#    (70) % load (the median of SLO_BASE_STEPS steps), in us (BENCH-SLO),
+#    unless BENCH_SLO_US fixes it (one value for every shape, or
+#    SHAPE=US,... per shape; a shape not named is measured); the server
 #    becomes a target with that SLO (slackctl target add --slo), which slack
 #    holds and against which slackgov counts the windows over it.
 # 2. oracle: the userspace governor at each frequency of the table, at each
@@ -54,8 +54,9 @@ REPS=${BENCH_REPS:-3}
 STEP_S=${BENCH_STEP_S:-8}
 # a cell runs STEP_S, or longer at a low rate, up to 2 x STEP_S, so that
 # its p99 is of MIN_REQS requests where it can be: at 10 % a step of 8 s
-# holds ~640, whose p99 (the 7th slowest) moves by 2x with the arrival seed
+# holds ~640, whose p99 is the 7th slowest
 MIN_REQS=${BENCH_MIN_REQS:-1200}
+CELL_LEN="${STEP_S} s per cell (up to $((STEP_S * 2)) s to time $MIN_REQS requests)"
 # every governor's cell first runs WARMUP_S at its rate, unmeasured, on the
 # same connections as the measured run (sgclient --warmup), which starts
 # with no gap: the matrix compares steady states (a governor's reaction to
@@ -274,7 +275,7 @@ for shape in $SHAPES; do
 
 	# the SLO: SLO_X times performance's p99 at SLO_LOAD %, the median of
 	# SLO_BASE_STEPS steps with their own arrival seeds: the p99 of one
-	# step moves by 2x with the seed (evaluation.rst, run L)
+	# step moves with the seed
 	SLO=$(slo_fixed "$shape")
 	if [ -n "$SLO" ]; then
 		base=0
@@ -292,7 +293,7 @@ for shape in $SHAPES; do
 	lr_target_slo "$SLO" || echo "BENCH-INFO $shape: slackctl refused --slo ${SLO}us: slack runs without an SLO"
 
 	if [ "$ORACLE" = 1 ]; then
-		echo "BENCH-INFO oracle, $shape server: userspace at {$(echo $FREQS)} kHz x {$loads}%, ${STEP_S} s per cell (up to $((STEP_S * 2)) s to time $MIN_REQS requests)"
+		echo "BENCH-INFO oracle, $shape server: userspace at {$(echo $FREQS)} kHz x {$loads}%, $CELL_LEN"
 		for load in $loads; do
 			for f in $FREQS; do
 				# f/fmax below the load: an overload by construction
@@ -307,12 +308,12 @@ for shape in $SHAPES; do
 	# never ran; reported as its own column, so the matrix's three
 	# repetitions of slack are all of a server it has seen before
 	if [ "$FIRST" = 1 ] && case " $GOVS " in *" slack "*) true ;; *) false ;; esac; then
-		echo "BENCH-INFO slack's first visit, $shape server: {$loads}%, ${STEP_S} s per cell (up to $((STEP_S * 2)) s to time $MIN_REQS requests)"
+		echo "BENCH-INFO slack's first visit, $shape server: {$loads}%, $CELL_LEN"
 		for load in $loads; do
 			cell 1 "$shape" slack-first "$load" $((cap * load / 100)) $((100 + load))
 		done
 	fi
-	echo "BENCH-INFO control matrix, $shape server: $reps x {$loads}% x {$GOVS}, ${STEP_S} s per cell (up to $((STEP_S * 2)) s to time $MIN_REQS requests)"
+	echo "BENCH-INFO control matrix, $shape server: $reps x {$loads}% x {$GOVS}, $CELL_LEN"
 	for rep in $(seq 1 "$reps"); do
 		for load in $loads; do
 			for gov in $(rotate $rep $GOVS); do

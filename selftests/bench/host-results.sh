@@ -78,7 +78,7 @@ agg() {	# agg MODE: the fixtures aggregated
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 21
+ktap_plan 22
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -133,6 +133,18 @@ ktap_check 'grep -qx "Off speed: 1 of 60 cells, left out." "$D/results.rst"' \
 	"the rst counts the cells left out off speed"
 ktap_check 'grep -q "BENCH_SHAPES=steady make bench" "$D/results.rst" && grep -q "missed\*\* at 70% rep 2" "$D/results.rst"' \
 	"the rst prints the command above the tables and the misses"
+# bad bench knobs: refused before the guest boots, naming the knob, and
+# nothing made (O= a scratch folder that must stay absent; BENCH_REPLAY=1,
+# so that a knob let through fails on the missing stream, not boots a guest)
+badknob() {	# badknob VAR=VALUE: "EXIT KNOB", plus "made" if $D/o appeared
+	env "$1" O="$D/o" BENCH_REPLAY=1 "$SG_TOP/selftests/bench/run" > /dev/null 2> "$D/knob.err"
+	printf '%s %s%s ' "$?" "$(sed -n 's/^bench: \(BENCH_[A-Z_]*\)=.*/\1/p' "$D/knob.err")" \
+		"$([ -e "$D/o" ] && echo ' made')"
+}
+ktap_eq "2 BENCH_MIN_REQS 2 BENCH_MIN_REQS 2 BENCH_RETRY_BUDGET_S 2 BENCH_SLO_X" \
+	"$(for k in BENCH_MIN_REQS=12x BENCH_MIN_REQS=-1 BENCH_RETRY_BUDGET_S=1000000 BENCH_SLO_X=0; do
+		badknob "$k"; done | sed 's/ $//')" \
+	"bad bench knobs are refused with their name, before anything is made"
 rstok() { python3 -c 'import docutils.core, sys
 docutils.core.publish_string(open(sys.argv[1]).read(), writer_name="null",
 	settings_overrides={"report_level": 2, "halt_level": 2})' "$1" 2>&1; }

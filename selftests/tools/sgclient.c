@@ -525,7 +525,7 @@ static void *sgc_sender(void *arg)
 	 * for a caller whose counters span them.
 	 */
 	if (t0 > tw) {
-		uint64_t tm = t0 - (uint64_t)(opt.lead_s * 1e9), n_lead = 0;
+		uint64_t tm = t0 - (uint64_t)(opt.lead_s * 1e9), at_mark = 0;
 		bool marked = false;
 		double off = 0;
 
@@ -538,6 +538,7 @@ static void *sgc_sender(void *arg)
 			if (!marked && sched >= tm) {
 				sgc_wait_until(tm);
 				sgc_mark(warm_sent);
+				at_mark = warm_sent;
 				marked = true;
 			}
 			if (sched >= t0)
@@ -545,12 +546,9 @@ static void *sgc_sender(void *arg)
 			sgc_wait_until(sched);
 			if (!(c = sgc_pick(&rr)) || (opt.mc && sgc_mc_full(c)))
 				continue;
-			if (marked)
-				n_lead += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
-			else
-				warm_sent += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
+			warm_sent += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
 		}
-		__atomic_store_n(&lead_sent, n_lead, __ATOMIC_RELEASE);
+		__atomic_store_n(&lead_sent, warm_sent - at_mark, __ATOMIC_RELEASE);
 		sgc_wait_until(t0);
 	}
 	for (int k = 0; k < nsteps; k++) {

@@ -37,7 +37,7 @@ jget() {
 KEYS="rps sent received errors mean_us p50_us p90_us p99_us p999_us max_us"
 KEYS="$KEYS duration_s rate conns seed"
 
-ktap_plan 42
+ktap_plan 45
 
 # ---- calibration --------------------------------------------------------------------
 W=$("$B/sgserver" --calibrate | sed -n 's/^iters_per_us \([0-9][0-9]*\)$/\1/p')
@@ -110,6 +110,15 @@ ktap_check 'jtest warm.json "200 < objs[1].sent < 400 and objs[1].sent == objs[1
 	"warm-up: the measured run counts only its own requests, all answered"
 ktap_check '"$B/sgclient" -p $EPORT -r 10 -d 1 --warmup -1 2>&1 | grep -q "invalid --warmup"' \
 	"a negative warm-up is refused"
+# --mark-lead: the line comes that long before the run, which then counts
+# the requests sent in between (300 req/s for 0.5 s: ~150)
+ktap_run_ok "client warms up 1 s, marks 0.5 s before the measured run" \
+	sh -c "'$B/sgclient' -p $EPORT -r 300 -d 1 --warmup 1 --mark-lead 0.5 -S 4 -j >lead.json 2>lead.err"
+sed "s/^/# /" lead.json
+ktap_check 'jtest lead.json "len(objs) == 2 and objs[0].lead_s == 0.5 and 100 < objs[0].sent < 200 and 100 < objs[1].lead_sent < 200 and 200 < objs[1].sent < 400"' \
+	"mark-lead: the line after half the warm-up, the run counts the lead's sends apart from its own"
+ktap_check '"$B/sgclient" -p $EPORT -r 10 -d 1 --warmup 0.2 --mark-lead 0.5 2>&1 | grep -q "at most the --warmup"' \
+	"a lead longer than the warm-up is refused"
 
 kill "$EPID"
 wait "$EPID"
