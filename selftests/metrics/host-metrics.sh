@@ -16,7 +16,7 @@ sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
 
-ktap_plan 15
+ktap_plan 16
 "$S" load > /dev/null
 start_server "$B/sgserver" -t 2 -s 100
 "$S" target add --pid $SPID > /dev/null
@@ -86,6 +86,11 @@ pn0=$(plat total_lat) pt0=$(plat total_lat_ns)
 pcl=$(python3 "$SG_TOP/selftests/metrics/pipeline.py" client "$(cat pp.port)")
 sleep 0.1
 pn1=$(plat total_lat) pt1=$(plat total_lat_ns)
+# sgwin -w: the same counters, one "lat" line per line asked, from one process
+# (lr_step reads them at a bench's mark without a fork)
+srv=$(printf '\n\n' | "$B/sgwin" -s "$pslot" -w)
+ktap_check '[ "$(echo "$srv" | grep -c "^lat total_lat=${pn1:-x} ")" = 2 ]' \
+	"sgwin -w answers each line asked with the lat line ($(echo "$srv" | wc -l) lines, total_lat ${pn1:-?})"
 psum=$(( (${pt1:-0} - ${pt0:-0}) / 1000 )) csum=$(echo "$pcl" | cut -d' ' -f4)
 ktap_note "client: latencies $(echo "$pcl" | cut -d' ' -f1-3) us, sum ${csum:-?}; server side: $(( ${pn1:-0} - ${pn0:-0} )) timed (two warm-ups), sum $psum us"
 ktap_check '[ -n "$csum" ] && [ "$psum" -le $((csum + 1000)) ] && [ "$psum" -ge $((csum - 5000)) ]' \

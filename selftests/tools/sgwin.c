@@ -4,6 +4,7 @@
  * lines, for shell tests that have no JSON parser (the busybox guest).
  *
  * Usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b] [-l SECONDS]]
+ *        sgwin [-s SLOT] -w
  *   -s  target slot (default 0)
  *   -a  also every window of the history ring, oldest first
  *   -f  follow: collect every window that closes in the next SECONDS (the
@@ -14,6 +15,11 @@
  *       windows without requests add nothing to them)
  *   -l  with -f: the latency figures over the first SECONDS only (a client
  *       that stopped counting then does not see the answers after it)
+ *   -w  serve: for each line read on stdin, print the "lat" line (an empty
+ *       line when the map cannot be read) and flush; exit at end of input.
+ *       A caller that must not fork at some moment (a bench's mark, while
+ *       the guest's other CPU serves requests) reads the counters through
+ *       a running sgwin in microseconds instead of starting one.
  * Output:
  *   now_ns=N head=N total_send=N total_ns=N      (now: CLOCK_MONOTONIC, the
  *                                                 clock of the windows' times)
@@ -205,57 +211,25 @@ static int follow(int fd, __u32 slot, double secs, int period_ms, bool busy_span
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* one whole copy of @key's state; a window closing during the copy: again */
+static int read_state(int fd, __u32 key, struct slackgov_target_state *st)
 {
-	struct slackgov_target_state *st;
-	struct timespec ts;
-	int slot = 0, all = 0, fd, opt, period_ms = 40;
-	bool busy_span = false;
-	double secs = 0, lat_secs = 0;
-	__u32 key;
-	__u64 i, n;
+	int i;
 
-	while ((opt = getopt(argc, argv, "s:af:i:bl:")) != -1) {
-		switch (opt) {
-		case 's': slot = atoi(optarg); break;
-		case 'a': all = 1; break;
-		case 'f': secs = atof(optarg); break;
-		case 'i': period_ms = atoi(optarg); break;
-		case 'b': busy_span = true; break;
-		case 'l': lat_secs = atof(optarg); break;
-		default:
-			fprintf(stderr, "usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b] [-l SECONDS]]\n");
-			return 2;
-		}
-	}
-	if (slot < 0 || slot >= SLACKGOV_MAX_TARGETS || period_ms <= 0 || secs < 0) {
-		fprintf(stderr, "sgwin: error: slot out of range\n");
-		return 2;
-	}
-	st = calloc(1, sizeof(*st));
-	fd = bpf_obj_get(SLACKGOV_PIN_DIR "/windows");
-	key = slot;
-	if (!st || fd < 0) {
-		perror("sgwin: windows map");
-		return 1;
-	}
-	/* a window closing during the copy: again (slackgov_state_whole()) */
 	for (i = 0; i < SLACKGOV_STATE_TRIES; i++) {
-		if (bpf_map_lookup_elem(fd, &key, st)) {
-			perror("sgwin: windows map");
-			return 1;
-		}
+		if (bpf_map_lookup_elem(fd, &key, st))
+			return -1;
 		if (slackgov_state_whole(st))
 			break;
 	}
-	if (secs > 0)
-		return follow(fd, key, secs, period_ms, busy_span, lat_secs, st);
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	printf("now_ns=%llu head=%llu total_send=%llu total_ns=%llu\n",
-	       (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec,
-	       (unsigned long long)st->head, (unsigned long long)st->total_send,
-	       (unsigned long long)st->total_ns);
-	/* the latency counters: the bench and the demo difference two of these lines */
+	return 0;
+}
+
+/* the latency counters: the bench and the demo difference two of these lines */
+static void print_lat(const struct slackgov_target_state *st)
+{
+	__u64 i, n;
+
 	printf("lat total_lat=%llu total_lat_ns=%llu total_queue_ns=%llu total_slo_windows=%llu "
 	       "total_slo_over=%llu hist=", (unsigned long long)st->total_lat,
 	       (unsigned long long)st->total_lat_ns, (unsigned long long)st->total_queue_ns,
@@ -265,6 +239,77 @@ int main(int argc, char **argv)
 			printf("%s%llu:%llu", n++ ? "," : "", (unsigned long long)i,
 			       (unsigned long long)st->lat_hist[i]);
 	printf("\n");
+}
+
+/* -w: one "lat" line per line of input, the map opened once */
+static int serve(int fd, __u32 key, struct slackgov_target_state *st)
+{
+	char line[64];
+
+	while (fgets(line, sizeof(line), stdin)) {
+		if (fd < 0 || read_state(fd, key, st))
+			printf("\n");
+		else
+			print_lat(st);
+		fflush(stdout);
+	}
+	return fd < 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct slackgov_target_state *st;
+	struct timespec ts;
+	int slot = 0, all = 0, fd, opt, period_ms = 40;
+	bool busy_span = false, serving = false;
+	double secs = 0, lat_secs = 0;
+	__u32 key;
+	__u64 i, n;
+
+	while ((opt = getopt(argc, argv, "s:af:i:bl:w")) != -1) {
+		switch (opt) {
+		case 's': slot = atoi(optarg); break;
+		case 'a': all = 1; break;
+		case 'f': secs = atof(optarg); break;
+		case 'i': period_ms = atoi(optarg); break;
+		case 'b': busy_span = true; break;
+		case 'l': lat_secs = atof(optarg); break;
+		case 'w': serving = true; break;
+		default:
+			fprintf(stderr, "usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b] [-l SECONDS]]\n"
+				"       sgwin [-s SLOT] -w\n");
+			return 2;
+		}
+	}
+	if (slot < 0 || slot >= SLACKGOV_MAX_TARGETS || period_ms <= 0 || secs < 0) {
+		fprintf(stderr, "sgwin: error: slot out of range\n");
+		return 2;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st) {
+		perror("sgwin");
+		return 1;
+	}
+	fd = bpf_obj_get(SLACKGOV_PIN_DIR "/windows");
+	key = slot;
+	if (fd < 0)
+		perror("sgwin: windows map");
+	if (serving)
+		return serve(fd, key, st);
+	if (fd < 0)
+		return 1;
+	if (read_state(fd, key, st)) {
+		perror("sgwin: windows map");
+		return 1;
+	}
+	if (secs > 0)
+		return follow(fd, key, secs, period_ms, busy_span, lat_secs, st);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("now_ns=%llu head=%llu total_send=%llu total_ns=%llu\n",
+	       (unsigned long long)ts.tv_sec * 1000000000ULL + ts.tv_nsec,
+	       (unsigned long long)st->head, (unsigned long long)st->total_send,
+	       (unsigned long long)st->total_ns);
+	print_lat(st);
 	print_window("last", &st->last);
 	if (all) {
 		n = st->head < SLACKGOV_HISTORY ? st->head : SLACKGOV_HISTORY;
