@@ -196,9 +196,6 @@ lr_win() { tr ' ' '\n' < /tmp/lr.win | sed -n "s/^$1=//p" | head -n 1; }
 lr_energy_uj() { sg_energy_uj "$LR_EZ"; }
 lr_energy_j() { awk -v d="$(sg_energy_delta "$LR_EZ" "$1" "$2")" 'BEGIN { printf "%.4f", d / 1e6 }'; }
 
-# lr_res: "f1 ns1 f2 ns2 ..." time CPU 1 spent at each frequency so far
-lr_res() { sed -n 's/^cpu1\.f\([0-9]*\) \([0-9]*\)$/\1 \2/p' $LR_VP/residency_ns | tr '\n' ' '; }
-
 # lr_mean_khz "RES_BEFORE" "RES_AFTER": time-weighted mean frequency between
 lr_mean_khz() {
 	echo "$1 | $2" | awk '{ n = 0; for (i = 1; $i != "|"; i += 2) b[$i] = $(i + 1)
@@ -209,13 +206,6 @@ lr_mean_khz() {
 # jget KEY: a number from the one-line JSON on stdin
 jget() { sed -n "s/.*\"$1\": *\([-0-9.]*\).*/\1/p"; }
 
-# lr_idle: "name us name us ..." time CPU 1 spent in each cpuidle state so far
-lr_idle() {
-	for d in /sys/devices/system/cpu/cpu1/cpuidle/state*; do
-		[ -r "$d/time" ] && printf '%s %s ' "$(cat "$d/name")" "$(cat "$d/time")"
-	done
-}
-
 # lr_idle_share "IDLE_BEFORE" "IDLE_AFTER" WALL_US: per state, its share of
 # the step's wall time in per mille, as "name=share;name=share"
 lr_idle_share() {
@@ -225,13 +215,12 @@ lr_idle_share() {
 		printf "\n" }'
 }
 
-# lr_now_us: monotonic-enough wall clock in microseconds (uptime)
-lr_now_us() { awk '{ printf "%d\n", $1 * 1000000 }' /proc/uptime; }
-
 # lr_snap: the counters lr_step differences, read without a fork: shell
 # builtins for the files and, for the latency counters, the sgwin that
-# lr_lat_serve started (none: no latency counters).  Sets _e (energy, uJ),
-# _r (as lr_res), _i (as lr_idle), _u (uptime, s) and _l (as lr_lat).
+# lr_lat_serve started (none: no latency counters).  Sets _e (CPU 1's
+# energy counter, uJ), _r ("f1 ns1 f2 ns2 ...": the time CPU 1 spent at each
+# frequency so far), _i ("name us name us ...": the time it spent in each
+# cpuidle state so far), _u (uptime, s) and _l (as lr_lat).
 lr_snap() {
 	read -r _e < "$LR_EZ/energy_uj" || _e=
 	_r=
@@ -277,17 +266,17 @@ lr_lat_unserve() {
 # --warmup), and the counters start at its mark, the load already running,
 # LR_MARK_LEAD s before the measured run (at most WARM).  The reads at the
 # mark fork nothing (lr_snap): under -icount the guest's two CPUs share one
-# emulator thread, so a fork or an exec there (tens of ms for the dozen
-# that lr_energy_uj, lr_res, lr_idle, lr_now_us and lr_lat take) stalls the
-# server on the other CPU, and the queue it leaves is in the SLO law's
+# emulator thread, so a fork or an exec there (a dozen of them, through
+# $(...), cat, sed and awk, took tens of ms) stalls the server on the
+# other CPU, and the queue it leaves is in the SLO law's
 # recent tail for seconds: the law raised K for a stall that no frequency
 # causes or cures (evaluation.rst).  The lead keeps what is left of it out
 # of the measured run; the counters span the lead's requests too, and
 # energy per request divides by them as well.
 LR_MARK_LEAD=0.4
 lr_step() {
+	lr_lat_serve
 	if [ "${6:-0}" != 0 ]; then
-		lr_lat_serve
 		rm -f /tmp/lr.step && mkfifo /tmp/lr.step
 		taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$3" -d "$4" \
 			--warmup "$6" --mark-lead "$(awk -v w="$6" -v l=$LR_MARK_LEAD 'BEGIN { print w < l ? w : l }')" \
@@ -302,14 +291,14 @@ lr_step() {
 "; done
 		exec 3<&-
 		wait $_lc
-		t0=$(awk -v u="$u0" 'BEGIN { printf "%d\n", u * 1000000 }')
-		[ -z "$_lw" ] || { lr_snap; l1=$_l; lr_lat_unserve; }
 	else
-		l0=$(lr_lat) e0=$(lr_energy_uj) r0=$(lr_res) i0=$(lr_idle) t0=$(lr_now_us)
+		lr_snap
+		e0=$_e r0=$_r i0=$_i u0=$_u l0=$_l
 		out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" -r "$3" -d "$4" -c $LR_CONNS -S "$5" -j)
 	fi
-	e1=$(lr_energy_uj) r1=$(lr_res) i1=$(lr_idle) t1=$(lr_now_us)
-	[ "${6:-0}" != 0 ] && [ -n "$l0" ] || l1=$(lr_lat)
+	lr_snap
+	e1=$_e r1=$_r i1=$_i u1=$_u l1=$_l
+	lr_lat_unserve
 	lat=
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | tr ' ' ',')
 	rps=$(echo "$out" | jget rps)
@@ -317,5 +306,5 @@ lr_step() {
 	lead_sent=$(echo "$out" | jget lead_sent)
 	ej=$(lr_energy_j "$e0" "$e1")
 	epr=$(awk -v e="$ej" -v n="$recv" -v m="${lead_sent:-0}" 'BEGIN { printf "%.6f", (n > 0 ? e / (n + m) : 0) }')
-	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" $((t1 - t0))),${lat:-,,}"
+	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" "$(awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%d", (b - a) * 1000000 }')"),${lat:-,,}"
 }
