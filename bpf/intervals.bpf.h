@@ -51,14 +51,7 @@ __noinline __u64 sg_isqrt(__u64 x)
 #pragma unroll
 	for (i = 0; i < 24; i++) {
 		t = r + bit;
-		/*
-		 * ge = x >= t ? 1 : 0, as 1 - ((x - t) >> 63), applied by
-		 * multiplication.  In asm, because clang turns it into a branch,
-		 * and not as an all-ones mask: 6.18's verifier forks on "AND with
-		 * a value in [-1, 0]"; either way it would walk 2^24 paths.
-		 */
-		asm volatile("%0 = %1; %0 -= %2; %0 >>= 63; %0 ^= 1"
-			     : "=&r"(ge) : "r"(x), "r"(t));
+		ge = sg_lt(x, t) ^ 1;	/* x >= t; a branch: 2^24 paths */
 		x -= t * ge;
 		r = (r >> 1) + bit * ge;
 		bit >>= 2;

@@ -206,6 +206,8 @@ enum { SG_NONE, SG_SEND, SG_RECV, SG_WAIT };
  * pending read's segments), a power of 2: a read of more segments merges the
  * newest ones into the last stamp (latency.bpf.h, DOC "request latency"). */
 #define SG_LAT_STAMPS		8
+/* Percentiles per window: p50, p90, p99 and the SLO's */
+#define SG_LAT_NQ		4
 
 struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 start_ns;
@@ -293,8 +295,15 @@ struct sg_sock {		/* socks map: a TCP socket a target thread read */
 	__u64 st_ns[SG_LAT_STAMPS];	/* and arrival */
 };
 
+/* Where a walk over the buckets reached a percentile's rank: the bucket,
+ * the count below it and in it; hit is 1 once reached (one bucket only). */
+struct sg_lat_at {
+	__u64 hit, b, cum, c;
+};
+
 struct sg_lat_hist {		/* lat_scratch map: a window's latency buckets */
 	__u64 b[SLACKGOV_LAT_BUCKETS];
+	struct sg_lat_at at[SG_LAT_NQ + 1];	/* the fold's percentiles (latency.bpf.h) */
 };
 
 struct {
@@ -411,6 +420,21 @@ static __always_inline struct slackgov_bpf_config *cfg(void)
 static __always_inline __u64 xchg0(__u64 *p)
 {
 	return __sync_lock_test_and_set(p, 0);
+}
+
+/*
+ * 1 if @a < @b, else 0, for values below 2^63, without a branch: the sign of
+ * a - b.  In asm, because clang turns the C form into a compare and jump,
+ * and the result is applied by multiplication, never as an all-ones mask:
+ * 6.18's verifier forks on "AND with a value in [-1, 0]".  In a loop over
+ * the buckets a branch per bucket is a path per bucket the verifier walks.
+ */
+static __always_inline __u64 sg_lt(__u64 a, __u64 b)
+{
+	__u64 r;
+
+	asm volatile("%0 = %1; %0 -= %2; %0 >>= 63" : "=&r"(r) : "r"(a), "r"(b));
+	return r;
 }
 
 static __always_inline void set_cpu(__u64 *cpus)
