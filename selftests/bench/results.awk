@@ -103,6 +103,8 @@ function workload(w,   g, i, j, l, k, v, r, c0, d, ko, best, f, why, gi) {
 		l = lv[i]; best = ""
 		for (j = 1; j <= nf[w]; j++) {
 			k = w SUBSEP fv[w, j] SUBSEP l
+			# the cheapest fixed frequency whatever its p99 (lepr)
+			if (n[k] && (!((w, l) in lepr) || mean(epr, k) < lepr[w, l])) { lepr[w, l] = mean(epr, k); lfix[w, l] = fv[w, j] }
 			if (!n[k] || !slo[w] || mean(p99, k) > slo[w]) continue
 			if (best == "" || mean(epr, k) < mean(epr, best)) { best = k; f = fv[w, j] }
 		}
@@ -155,7 +157,10 @@ function capsjoin(w, sep, a, f,   j, s) {
 # server's answer and the client); against schedutil, whether schedutil held
 # the SLO and where the oracle itself stands (a fixed frequency that meets
 # the SLO and is not 15 % below schedutil puts criterion 3 out of reach of
-# any governor that holds it); against the oracle, how close the oracle's
+# any governor that holds it, and the cheapest fixed frequency of all, if
+# it is not 15 % below, of any governor whatever the SLO: on the matrix's
+# steady loads a mix of P-states costs about the mean of theirs, weighted
+# by the time at each); against the oracle, how close the oracle's
 # p99 came to the SLO, and slack's.
 function verdict_of(w,   i, l, ks, kp, ku, r, c, d, why, m) {
 	for (c = 1; c <= 4; c++) { crit[w, c] = ""; cn[w, c] = 0 }
@@ -181,6 +186,11 @@ function verdict_of(w,   i, l, ks, kp, ku, r, c, d, why, m) {
 			if (d > 0) crit[w, 2] = add(crit[w, 2], m)
 			if (l >= 30 && l <= 70) {
 				cn[w, 3]++
+				# no fixed frequency at all 15 % below schedutil: out
+				# of reach at this load whatever the SLO
+				if ((w, l) in lepr && lepr[w, l] / mean(epr, ku) > 0.85)
+					m = sprintf("%d%% (%+.1f%%%s; no fixed frequency is 15%% below schedutil here, whatever its p99: the cheapest, %s, %+.1f%%)",
+						l, d, why, lfix[w, l], 100 * (lepr[w, l] / mean(epr, ku) - 1))
 				if (d > -15) crit[w, 3] = add(crit[w, 3], m)
 			}
 		}
