@@ -51,7 +51,7 @@ __noinline __u64 sg_isqrt(__u64 x)
 #pragma unroll
 	for (i = 0; i < 24; i++) {
 		t = r + bit;
-		ge = sg_lt(x, t) ^ 1;	/* x >= t; a branch: 2^24 paths */
+		ge = sg_lt(x, t) ^ 1;	/* x >= t: a branch per bit would be 2^24 paths */
 		x -= t * ge;
 		r = (r >> 1) + bit * ge;
 		bit >>= 2;
