@@ -16,6 +16,8 @@ struct sg_match {		/* what classify() found */
 	__u32 setpoint;
 	__u32 slo_us;		/* the target's SLO, as struct slackgov_target */
 	__u32 slo_q;
+	__u32 slo_margin;
+	__u32 pad;
 	__u64 kind;		/* SLACKGOV_TARGET_* */
 	__u64 key[2];		/* the key it matched in that map */
 };
@@ -56,6 +58,7 @@ found:
 	m->setpoint = t->setpoint;
 	m->slo_us = t->slo_us;
 	m->slo_q = t->slo_us ? t->slo_q : 0;
+	m->slo_margin = t->slo_us ? t->slo_margin : 0;
 	m->slot = t->slot < SLACKGOV_MAX_TARGETS ? t->slot : SG_NO_SLOT;
 }
 
@@ -151,6 +154,7 @@ static __always_inline struct sg_thread *thread_state(bool create)
 		a->setpoint = m.setpoint;
 		a->slo_us = m.slo_us;
 		a->slo_q = m.slo_q;
+		a->slo_margin = m.slo_margin;
 		note_proc(m.slot, a, task);
 		arm_idle(m.slot, a);
 	}

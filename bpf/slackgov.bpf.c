@@ -234,7 +234,7 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	/* batch_cv(): inter-arrival moments carried over windows with few recvs */
 	__u64 cv_reqs, cv_recvs, cv_sum_us, cv_sq_us2, cv_start_ns, last_cv, cv_idle_ns;
 	/* the target's SLO (slackgov_target), copied at classification */
-	__u64 slo_us, slo_q;
+	__u64 slo_us, slo_q, slo_margin;
 	/* latency.bpf.h: the open window's timed requests (sums in ns, and
 	 * their histogram), and the two halves of the recent ones' histogram */
 	__u64 lat_n, lat_ns, lat_queue_ns, lat_svc_ns;

@@ -206,7 +206,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		s->lat_win_us = w->lat_win_us;
 		s->queue_us = w->queue_us;
 		s->svc_us = w->svc_us;
-		s->pad = 0;
+		s->slo_margin = a->slo_margin;
 		w->report_ret = slackgov_report(s, sizeof(*s));
 	}
 	st->total_send += nsend;

@@ -98,6 +98,7 @@ struct sg_limits {
  * @setpoint:	the target's own setpoint, 0 = the knob
  * @rps:	requests per second
  * @slo_us, @slo_q: the target's SLO (0: none: the slack PID applies)
+ * @slo_margin:	the target's own margin, as the sample's (0: the knob)
  * @nr_lat, @lat_q_us, @lat_win_us, @queue_us, @svc_us: the window's latency
  * @f_khz:	the policy's frequency when the window was reported (f_w)
  * @load:	the window's own work rate util * f_w per CPU, kHz
@@ -122,7 +123,7 @@ struct sg_obs {
 	u32	cv;
 	u32	setpoint;
 	u32	rps;
-	u32	slo_us, slo_q;
+	u32	slo_us, slo_q, slo_margin;
 	u32	nr_lat, lat_q_us, lat_win_us, queue_us, svc_us;
 	u32	f_khz;
 	u32	load, load_f;
@@ -267,5 +268,6 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 bool sg_obs_fresh(const struct sg_obs *o, u64 now, u64 stale_ns);
 s32 sg_slo_k_log0(u32 slo_q);
 u32 sg_slo_budget_us(u32 slo_us, u32 margin);
+u32 sg_slo_margin(u32 own, u32 knob);
 
 #endif

@@ -283,6 +283,7 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 		jsonw_uint_field(json_wtr, "setpoint", v->setpoint);
 		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
+		sc_json_margin(v->slo_margin);
 		json_interval(&iv);
 		json_window(w, age);
 		jsonw_uint_field(json_wtr, "windows", wk->st->head);

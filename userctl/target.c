@@ -97,8 +97,8 @@ struct sc_targs {
 	struct sc_tkey t;
 	bool by_slot, by_id;	/* --slot N, or --cgroup ID (del, set) */
 	__u32 slot;
-	bool has_setpoint, has_slo;
-	__u32 setpoint, slo_us, slo_q;
+	bool has_setpoint, has_slo, has_margin;
+	__u32 setpoint, slo_us, slo_q, slo_margin;
 };
 
 enum { SC_T_ADD, SC_T_DEL, SC_T_SET };
@@ -140,18 +140,20 @@ static int parse_slo(const char *cmd, const char *arg, bool none_ok, __u32 *us, 
 }
 
 /*
- * add:  TARGET [--setpoint VALUE] [--slo SLO]
+ * add:  TARGET [--setpoint VALUE] [--slo SLO [--slo-margin MARGIN]]
  * del:  TARGET_REF
- * set:  TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]
+ * set:  TARGET_REF [--setpoint VALUE] [--slo { SLO | none }] [--slo-margin MARGIN]
+ * MARGIN := { PERCENT | default } (default: the slo_margin knob)
  * TARGET := { --pid PID | --comm NAME | --cgroup PATH }
  * TARGET_REF := { TARGET | --cgroup CGROUP_ID | --slot SLOT }
  * Everything is parsed and checked before anything is changed.
  */
 static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 {
-	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--slot", "--setpoint", "--slo" };
-	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_NR };
-	const struct sc_knob *sp = sc_knob_find("setpoint");
+	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--slot", "--setpoint", "--slo",
+					    "--slo-margin" };
+	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_NR };
+	const struct sc_knob *sp = sc_knob_find("setpoint"), *mk = sc_knob_find("slo_margin");
 	const char *c = t_cmd[cmd];
 	unsigned long long v;
 	struct statfs sfs;
@@ -171,7 +173,7 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 		if (n > 1)
 			return sc_err("%s: ambiguous option '%s'", c, argv[0]);
 		if (o < 0 || (o == O_SLOT && cmd == SC_T_ADD) ||
-		    ((o == O_SETPOINT || o == O_SLO) && cmd == SC_T_DEL))
+		    ((o == O_SETPOINT || o == O_SLO || o == O_MARGIN) && cmd == SC_T_DEL))
 			return sc_err("%s: unexpected '%s' (slackctl target help)", c, argv[0]);
 		if (argc < 2)
 			return sc_err("%s: '%s' needs a value", c, opts[o]);
@@ -232,13 +234,27 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 				return -1;
 			a->has_slo = true;
 			break;
+		case O_MARGIN:
+			if (!strcmp(argv[1], "default")) {
+				a->slo_margin = 0;
+			} else {
+				if (sc_parse_value(mk, argv[1], &v))
+					return -1;
+				a->slo_margin = SLACKGOV_MARGIN_OWN | v;
+			}
+			a->has_margin = true;
+			break;
 		}
 	}
 	if (!a->t.kind && !a->by_slot)
 		return sc_err(cmd == SC_T_ADD ? "%s: give --pid PID, --comm NAME or --cgroup PATH" :
 			      "%s: give --pid PID, --comm NAME, --cgroup { PATH | ID } or --slot SLOT", c);
-	if (cmd == SC_T_SET && !a->has_setpoint && !a->has_slo)
-		return sc_err("%s: nothing to set: give --setpoint VALUE and/or --slo SLO", c);
+	if (cmd == SC_T_SET && !a->has_setpoint && !a->has_slo && !a->has_margin)
+		return sc_err("%s: nothing to set: give --setpoint VALUE, --slo SLO and/or --slo-margin MARGIN", c);
+	if (a->has_margin && a->has_slo && !a->slo_us)
+		return sc_err("%s: --slo-margin with --slo none: a target without an SLO has no margin", c);
+	if (cmd == SC_T_ADD && a->has_margin && !a->has_slo)
+		return sc_err("%s: --slo-margin needs --slo: the margin is kept free of the SLO", c);
 	return 0;
 }
 
@@ -322,6 +338,24 @@ static void slo_text(__u32 us, __u32 q, char *buf, size_t len)
 		snprintf(buf, len, "p%s:%uus", qs, us);
 }
 
+/* a target's SLO margin as the user writes it: "20%", or "default" (the knob) */
+static void margin_text(__u32 m, char *buf, size_t len)
+{
+	if (m & SLACKGOV_MARGIN_OWN)
+		snprintf(buf, len, "%g%%", (m & ~SLACKGOV_MARGIN_OWN) / 10.0);
+	else
+		snprintf(buf, len, "default");
+}
+
+/* JSON: the target's own margin in thousandths, null for the knob's */
+void sc_json_margin(__u32 m)
+{
+	if (m & SLACKGOV_MARGIN_OWN)
+		jsonw_uint_field(json_wtr, "slo_margin", m & ~SLACKGOV_MARGIN_OWN);
+	else
+		jsonw_null_field(json_wtr, "slo_margin");
+}
+
 /* the map key of the target with @slot; 0, or -1 if no target has it */
 static int find_slot(__u32 slot, struct sc_tkey *t)
 {
@@ -379,9 +413,10 @@ static int check_pid(const char *c, __u32 pid, __u64 *start_ns)
 static void print_target(const char *verb, int kind, const struct sc_tkey *t,
 			 const struct slackgov_target *v)
 {
-	char slo[48];
+	char slo[48], margin[16];
 
 	slo_text(v->slo_us, v->slo_q, slo, sizeof(slo));
+	margin_text(v->slo_margin, margin, sizeof(margin));
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "kind", kind_name[kind]);
@@ -390,7 +425,11 @@ static void print_target(const char *verb, int kind, const struct sc_tkey *t,
 		jsonw_uint_field(json_wtr, "setpoint", v->setpoint);
 		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
+		sc_json_margin(v->slo_margin);
 		jsonw_end_object(json_wtr);
+	} else if (v->slo_us) {
+		printf("target %s %s: %s slot %u, setpoint %u, slo %s, margin %s\n", kind_name[kind],
+		       t->text, verb, v->slot, v->setpoint, slo, margin);
 	} else {
 		printf("target %s %s: %s slot %u, setpoint %u, slo %s\n", kind_name[kind], t->text,
 		       verb, v->slot, v->setpoint, slo);
@@ -433,6 +472,7 @@ static int target_add(int argc, char **argv)
 	v.setpoint = a.setpoint;
 	v.slo_us = a.slo_us;
 	v.slo_q = a.slo_q;
+	v.slo_margin = a.slo_margin;
 	clear_window(slot);
 	if (bpf_map_update_elem(fd, &a.t.pid, &v, BPF_NOEXIST)) {
 		close(fd);
@@ -515,6 +555,15 @@ static int target_set(int argc, char **argv)
 		v.slo_us = a.slo_us;
 		v.slo_q = a.slo_q;
 	}
+	if (a.has_margin && !v.slo_us) {
+		close(fd);
+		return sc_err("target set: --slo-margin: target %s %s has no SLO (give --slo too)",
+			      kind_name[a.t.kind], a.t.text);
+	}
+	if (a.has_margin)
+		v.slo_margin = a.slo_margin;
+	else if (!v.slo_us)
+		v.slo_margin = 0;	/* --slo none: no SLO, no margin */
 	ret = bpf_map_update_elem(fd, &a.t.pid, &v, BPF_EXIST);
 	close(fd);
 	if (ret)
@@ -654,11 +703,12 @@ static const char *target_gone(int kind, const void *key, const struct slackgov_
 
 static void list_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
 {
-	char text[128], slo[48], where[PATH_MAX + 4];
+	char text[128], slo[48], margin[16], where[PATH_MAX + 4];
 	const char *path, *gone = target_gone(kind, key, v, &path);
 
 	sc_target_text(kind, key, text, sizeof(text));
 	slo_text(v->slo_us, v->slo_q, slo, sizeof(slo));
+	margin_text(v->slo_margin, margin, sizeof(margin));
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "target", text);
@@ -667,6 +717,7 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
 		jsonw_string_field(json_wtr, "slo", slo);
+		sc_json_margin(v->slo_margin);
 		if (kind == SLACKGOV_TARGET_CGROUP) {
 			if (path) {
 				sc_sanitize(path, where, sizeof(where));
@@ -688,8 +739,9 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 			sc_sanitize(path, p, sizeof(p));
 			snprintf(where, sizeof(where), " %s", p);
 		}
-		printf("%-24s slot %-4u setpoint %-4u slo %-12s%s%s%s%s\n", text, v->slot, v->setpoint,
-		       slo, *gone ? " (" : "", gone, *gone ? ")" : "", where);
+		printf("%-24s slot %-4u setpoint %-4u slo %-12s margin %-7s%s%s%s%s\n", text, v->slot,
+		       v->setpoint, slo, v->slo_us ? margin : "-", *gone ? " (" : "", gone,
+		       *gone ? ")" : "", where);
 	}
 }
 
@@ -718,16 +770,19 @@ int do_target_help(int argc, char **argv)
 		return 0;
 	}
 	fprintf(stderr,
-		"Usage: slackctl target add TARGET [--setpoint VALUE] [--slo SLO]\n"
+		"Usage: slackctl target add TARGET [--setpoint VALUE] [--slo SLO [--slo-margin MARGIN]]\n"
 		"       slackctl target del TARGET_REF\n"
 		"       slackctl target set TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]\n"
+		"                           [--slo-margin MARGIN]\n"
 		"       slackctl target list\n"
 		"       slackctl target help\n"
 		"       TARGET := { --pid PID | --comm NAME | --cgroup PATH }\n"
 		"       TARGET_REF := { TARGET | --cgroup CGROUP_ID | --slot SLOT }\n"
 		"       VALUE := { THOUSANDTHS | PERCENT%% }   (0: the governor's setpoint)\n"
 		"       SLO := [pPERCENTILE:]DURATION   (DURATION := NUMBER{ us | ms | s }; default p99)\n"
+		"       MARGIN := { THOUSANDTHS | PERCENT%% | default }   (default: the slo_margin knob)\n"
 		"Examples: slackctl target add --comm memcached --slo p99:2ms\n"
+		"          slackctl target set --comm memcached --slo-margin 40%%\n"
 		"          slackctl target set --slot 3 --slo none\n"
 		"See slackctl(8).\n");
 	return 0;

@@ -23,8 +23,9 @@
 #endif
 
 /* Bumped whenever struct slackgov_sample changes layout or meaning.
- * 2: per-request latency and the target's SLO. */
-#define SLACKGOV_ABI_VERSION		2
+ * 2: per-request latency and the target's SLO.
+ * 3: the target's own SLO margin (slo_margin, in place of a pad). */
+#define SLACKGOV_ABI_VERSION		3
 
 /* bpffs folder that slackctl pins everything under. */
 #define SLACKGOV_PIN_DIR		"/sys/fs/bpf/slackgov"
@@ -66,6 +67,15 @@
  */
 #define SLACKGOV_Q_ONE			10000
 #define SLACKGOV_Q_DEFAULT		9900
+
+/*
+ * An SLO's margin: the share of the SLO the law keeps free, thousandths
+ * (the module's slo_margin knob, or a target's own).  A target's own is
+ * SLACKGOV_MARGIN_OWN | margin, so that 0 still means "the knob" and a
+ * margin of 0 can be said.  At most 900: a budget of a tenth of the SLO.
+ */
+#define SLACKGOV_MARGIN_OWN		(1U << 31)
+#define SLACKGOV_MARGIN_MAX		900
 
 /*
  * Request latency histogram, log-linear over microseconds (HdrHistogram's
@@ -147,7 +157,7 @@ static inline __u64 slackgov_lat_lo(__u32 b)
 	X(idle_relax_slack,	350,	0,	1000,		PERMILLE)	\
 	X(idle_latency_us,	20,	0,	100000,		US)		\
 	X(ff_gain,		0,	0,	10000,		GAIN)		\
-	X(slo_margin,		200,	0,	900,		PERMILLE)	\
+	X(slo_margin,		200,	0,	SLACKGOV_MARGIN_MAX, PERMILLE)	\
 	X(slo_gain,		500,	0,	4000,		GAIN)
 
 /*
@@ -211,7 +221,7 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  *		socket to the read that took it, us
  * @svc_us:	mean service time of the window's requests: that read to the
  *		end of the send that answered, us
- * @pad:	zero
+ * @slo_margin:	the target's own SLO margin, as in struct slackgov_target
  * @cpus:	bitmap of the CPUs the target's threads ran on in the window
  */
 struct slackgov_sample {
@@ -237,7 +247,7 @@ struct slackgov_sample {
 	__u32 lat_win_us;
 	__u32 queue_us;
 	__u32 svc_us;
-	__u32 pad;
+	__u32 slo_margin;
 	__u64 cpus[SLACKGOV_CPU_WORDS];
 };
 
@@ -274,7 +284,8 @@ enum slackgov_target_kind {
  *		the target was added, so that a reused PID is not mistaken for
  *		it; 0 = not checked
  * @slo_us:	latency SLO, us (1 .. SLACKGOV_LAT_MAX_US); 0 = none
- * @pad:	zero
+ * @slo_margin:	SLACKGOV_MARGIN_OWN | this target's SLO margin, thousandths
+ *		(0 .. SLACKGOV_MARGIN_MAX); 0 = the module's slo_margin knob
  */
 struct slackgov_target {
 	__u32 slot;
@@ -283,7 +294,7 @@ struct slackgov_target {
 	__u32 slo_q;
 	__u64 start_ns;
 	__u32 slo_us;
-	__u32 pad;
+	__u32 slo_margin;
 };
 
 /**

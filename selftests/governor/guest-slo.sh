@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # guest-slo.sh - the SLO law (kmod/control.c step 2) on injected samples:
-# the kfunc's checks of the ABI version and the latency fields; then the
-# law closed over a synthetic M/M/1 server (sginject -M: service 1 ms of
+# the kfunc's checks of the ABI version, the latency fields and the margin;
+# then the law closed over a synthetic M/M/1 server (sginject -M: service 1 ms of
 # work at fmax, served at the frequency the governor sets): a loose SLO runs
-# lower than a tight one at the same load, the tight SLO is held (the
+# lower than a tight one at the same load, and lower than itself with a
+# margin of its own of 80 %, the tight SLO is held (the
 # server's p99 under it, averaged over the last seconds), a step in load
 # that builds a queue reaches max within one window (slo-queue), a tail
 # twice the model's is absorbed by the outer loop (K rises, SLO held), and
@@ -13,16 +14,16 @@
 
 C=1
 
-ktap_plan 19
+ktap_plan 21
 [ -x "$INJ" ] || ktap_skip_all "sginject not built"
 sg_setup $C || { ktap_fail "setup"; ktap_finished; }
 trace_on
 MIN=$(fmin $C) MAX=$(fmax $C)
 
-# ---- the kfunc: ABI 2 only, every latency field range-checked ----------------------
+# ---- the kfunc: ABI 3 only, every latency field range-checked ----------------------
 inj1() { "$INJ" -d 0 "$@" | sed -n 's/.*last_ret=\(-*[0-9]*\).*/\1/p'; }
-ktap_eq -22 "$(inj1 -C $C -V 1)" "an ABI 1 sample is rejected (-EINVAL)"
-ktap_check 'dmesg | grep -q "sample rejected: ABI version 1, .*takes version 2"' \
+ktap_eq -22 "$(inj1 -C $C -V 2)" "an ABI 2 sample (no slo_margin) is rejected (-EINVAL)"
+ktap_check 'dmesg | grep -q "sample rejected: ABI version 2, .*takes version 3"' \
 	"the rejection names both ABI versions in the kernel log"
 ktap_eq 0 "$(inj1 -C $C -S 2000 -n 10 -l 1500 -w 1600 -q 100 -v 300)" \
 	"a sample with an SLO and latency is accepted"
@@ -31,7 +32,9 @@ ktap_eq "-22 -22 -22 -22 -22 -22 -22 -22 -22" \
 $(inj1 -C $C -r 100000001) $(inj1 -C $C -n 100000001) $(inj1 -C $C -l 16777216) \
 $(inj1 -C $C -w 16777216) $(inj1 -C $C -q 16777216) $(inj1 -C $C -v 16777216)" \
 	"slo_q > 10000, slo_us, SLO without percentile, rps, nr_lat, lat_q, lat_win, queue, svc out of range"
-ktap_eq 0 "$(inj1 -C $C -S 16777215:10000 -r 100000000 -l 16777215)" "the largest values are accepted"
+ktap_eq 0 "$(inj1 -C $C -S 16777215:10000 -r 100000000 -l 16777215 -m 0x80000384)" "the largest values are accepted (margin 900)"
+ktap_eq "-22 -22" "$(inj1 -C $C -S 2000 -m 0x80000385) $(inj1 -C $C -S 2000 -m 5)" \
+	"a margin above 900, or one without SLACKGOV_MARGIN_OWN, is rejected"
 
 # ---- the law closed over the synthetic server ----------------------------------------
 # field LOG P F: field F (khz, lat, queue...) of the windows of phase P, one a line
@@ -44,6 +47,8 @@ mean() { awk '{ s += $1; n++ } END { printf "%d\n", n ? s / n : 0 }'; }
 # = 0.9 + 4.6 * 3 / 40 GHz, the next step above 1.25 GHz; a 12 ms SLO 0.9 +
 # 4.6 * 3 / 9.6 = 2.34 GHz: 2.6 GHz, or 2.2 when the outer loop has lowered K
 "$INJ" -C $C -t 3 -S 50000 -v 1000 -M 300:4000 > loose.log
+# the loose SLO with its own margin of 80 %: a budget of 10 ms
+"$INJ" -C $C -t 7 -S 50000 -m 0x80000320 -v 1000 -M 300:4000 > margin.log
 "$INJ" -C $C -t 4 -S 12000 -v 1000 -M 300:5000 > tight.log &
 # the loader takes a while under TCG: wait for the tight target's first windows
 wait_for 'grep -q "^sample i=20 " tight.log 2>/dev/null' 150
@@ -56,6 +61,9 @@ fl=$(field loose.log 0 khz | tail -n 150 | mean) ft=$(field tight.log 0 khz | ta
 ktap_note "300 req/s, last 150 windows: 50 ms SLO at $fl kHz, 12 ms SLO at $ft kHz"
 ktap_cmp "$fl" -lt "$ft" "same load: the loose SLO runs lower than the tight one"
 ktap_cmp "$fl" -lt "$MAX" "the loose SLO does not run at max"
+fm=$(field margin.log 0 khz | tail -n 150 | mean)
+ktap_note "the 50 ms SLO with its own margin of 80 % (10 ms of budget): $fm kHz"
+ktap_cmp "$fm" -gt "$fl" "a target's own margin: the same SLO with a margin of 80 % runs higher"
 lt=$(field tight.log 0 lat | tail -n 150 | mean)
 ktap_cmp "$lt" -lt 12000 "the tight SLO is held: the server's mean p99 over the last 150 windows is $lt us < 12000"
 ktap_check 'grep -q "slackgov_decision: policy=$C mode=slo .*slo_us=12000 lat_q_us=[0-9]* lat_win_us=[0-9]* queue_us=[0-9]* k=[0-9]* f_need=[0-9]* .*reason=slo" $TR/trace' \

@@ -97,12 +97,14 @@ lr_target_add() {
 	return 0
 }
 
-# lr_target_slo US: the running server's target now with a p99 SLO of US
-# microseconds (empty: none), in place (slackctl target set keeps the slot)
+# lr_target_slo US [MARGIN]: the running server's target now with a p99 SLO
+# of US microseconds (empty: none), in place (slackctl target set keeps the
+# slot), and its own margin of MARGIN thousandths (empty: the knob's)
 lr_target_slo() {
 	LR_SLO=$1
 	[ -x "$LR_CTL" ] || return 0
-	"$LR_CTL" target set ${LR_TARGET:---pid $LR_SERVER_PID} --slo "${LR_SLO:-none}${LR_SLO:+us}" >/dev/null
+	"$LR_CTL" target set ${LR_TARGET:---pid $LR_SERVER_PID} --slo "${LR_SLO:-none}${LR_SLO:+us}" \
+		${LR_SLO:+--slo-margin "${2:-default}"} >/dev/null
 }
 
 lr_server_stop() {

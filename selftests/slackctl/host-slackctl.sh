@@ -22,7 +22,7 @@ gen() { bpftool -j map lookup pinned $PIN/sg_config key 0 0 0 0 | py 'd["formatt
 ours() { bpftool prog show | grep -cE "name sg_[a-z_]+ " ; }
 nlist() { "$S" target list | wc -l; }
 
-ktap_plan 94
+ktap_plan 106
 
 # -- version, help, load
 sc_json "version -j / -p" version
@@ -146,7 +146,34 @@ sc_fails 1 "target set of a target not watched" "target comm nosuch is not watch
 sc_fails 1 "target set --slot of an empty slot" "target set: no target in slot 1000" target set --slot 1000 --slo 1ms
 sc_fails 1 "target set with a bad --slo" "the percentile must be above p0" target set --comm slo2 --slo p0:1ms
 ktap_eq "$list" "$("$S" target list)" "the table is unchanged after each error"
-for i in 1 2 3 4; do "$S" target del --comm slo$i > /dev/null; done
+
+# -- an SLO's own margin: stored with the target (0 too), default goes back to the knob
+ktap_run_ok "target add --slo --slo-margin 45%" "$S" target add --comm slo5 --slo 16ms --slo-margin 45%
+margins() { "$S" -j target list | py '" ".join("%s:%s" % (t["target"][5:], t["slo_margin"]) for t in sorted(d, key=lambda t: t["target"]))'; }
+ktap_eq "slo1:None slo2:None slo3:None slo4:None slo5:450" "$(margins)" \
+	"--slo-margin is stored; the targets without one follow the knob (null)"
+ktap_check '"$S" target list | grep -qE "^comm slo5 .*slo p99:16ms +margin 45% *$"' "target list shows the margin"
+list=$("$S" target list)
+g0=$(gen)
+sc_fails 1 "--slo-margin above 90 %" "slo_margin: 91% is out of range 0..900" \
+	target add --comm slo6 --slo 1ms --slo-margin 91%
+sc_fails 1 "--slo-margin junk" "slo_margin: bad value 'wide'" target add --comm slo6 --slo 1ms --slo-margin wide
+sc_fails 1 "--slo-margin without --slo" "--slo-margin needs --slo" target add --comm slo6 --slo-margin 10%
+sc_fails 1 "--slo-margin with --slo none" "a target without an SLO has no margin" \
+	target set --comm slo5 --slo none --slo-margin 10%
+sc_fails 1 "target set --slo-margin of a target without an SLO" "has no SLO (give --slo too)" \
+	target set --comm slo4 --slo-margin 10%
+ktap_check '[ "$list" = "$("$S" target list)" ] && [ "$g0" = "$(gen)" ]' \
+	"no bad --slo-margin changed the table or published a change"
+"$S" target set --comm slo5 --slo-margin 0 > /dev/null
+"$S" target set --comm slo5 --slo 20ms > /dev/null
+ktap_eq "slo5:0" "$(margins | tr ' ' '\n' | grep '^slo5:')" "a margin of 0 can be said, and a new SLO keeps it"
+"$S" target set --comm slo5 --slo-margin default > /dev/null
+ktap_eq "slo5:None" "$(margins | tr ' ' '\n' | grep '^slo5:')" "--slo-margin default goes back to the knob"
+"$S" target set --comm slo5 --slo-margin 30% > /dev/null
+"$S" target set --comm slo5 --slo none > /dev/null
+ktap_eq "slo5:None" "$(margins | tr ' ' '\n' | grep '^slo5:')" "--slo none removes the margin with the SLO"
+for i in 1 2 3 4 5; do "$S" target del --comm slo$i > /dev/null; done
 
 # -- processes that cannot be targets, and PID 1
 sc_fails 1 "a kernel thread" "target add: PID 2 is a kernel thread" target add --pid 2

@@ -19,6 +19,8 @@
  *      closes the loop), phase after phase, MS each.  Prints one line per
  *      sample: "sample i=N phase=P load=L khz=F slack=S".
  *   -S SLO_US[:Q]  the target's SLO (Q in ten-thousandths, default 9900)
+ *   -m MARGIN  the sample's slo_margin field as is (0x80000000 | thousandths:
+ *      the target's own margin; default 0, the module's knob)
  *   -n NR_LAT -l LAT_Q_US -w LAT_WIN_US -q QUEUE_US -v SVC_US  latency fields
  *   -M RATE:MS[,RATE:MS...]  queue mode: a synthetic M/M/1 server (the
  *      SLO law's model) with RATE requests per second, each -v SVC_US of
@@ -192,7 +194,7 @@ int main(int argc, char **argv)
 	long mm_rate[MAX_PHASES], mm_ms[MAX_PHASES], bias = 100;
 	int nmm = 0;
 
-	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:L:S:n:l:w:q:v:M:B:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:L:S:m:n:l:w:q:v:M:B:")) != -1) {
 		switch (opt) {
 		case 's': s.slack = strtoul(optarg, NULL, 10); break;
 		case 'c': s.cv = strtoul(optarg, NULL, 10); break;
@@ -218,6 +220,7 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'm': s.slo_margin = strtoul(optarg, NULL, 0); break;
 		case 'n': s.nr_lat = strtoul(optarg, NULL, 10); break;
 		case 'l': s.lat_q_us = strtoul(optarg, NULL, 10); break;
 		case 'w': s.lat_win_us = strtoul(optarg, NULL, 10); break;

@@ -102,6 +102,9 @@ static void test_fixed_point(void)
 	CHECK(sg_mul_div(1000000007ULL, 3000000, 1000) == 3000000021000ULL, "a*b/c exact");
 	CHECK(sg_slo_budget_us(2000, 200) == 1600 && sg_slo_budget_us(1, 900) == 1,
 	      "budget T = slo * (1 - margin), at least 1 us");
+	CHECK(sg_slo_margin(0, 200) == 200 && sg_slo_margin(SLACKGOV_MARGIN_OWN | 450, 200) == 450 &&
+	      sg_slo_margin(SLACKGOV_MARGIN_OWN, 200) == 0,
+	      "a target's own margin (0 too) overrides the knob; 0 is the knob's");
 }
 
 static void test_filter(void)
