@@ -34,7 +34,7 @@
 #    load, one repetition (BENCH-CELL 0,shape,fixMHZ,...); frequencies that
 #    cannot carry the load (f/fmax below it) are skipped.
 # 3. control: slack's first visit of each load (slack-first, one
-#    repetition, BENCH_FIRST=0 skips it); then governors x loads x
+#    repetition, BENCH_FIRST=1 only); then governors x loads x
 #    repetitions, interleaved (every repetition walks the loads, every
 #    load visits all governors in an order rotated per repetition) so that
 #    drift in the emulator's speed hits all governors alike.  One
@@ -84,8 +84,13 @@ MC_MGET=${BENCH_MC_MGET:-200}
 MC_VALUE=${BENCH_MC_VALUE:-64}
 MC_LOADS=${BENCH_MC_LOADS:-${BENCH_LOADS:-"10 30 50 70"}}
 MC_REPS=${BENCH_MC_REPS:-${BENCH_REPS:-2}}
+# thread: the second sgserver shape, 2 repetitions like memcached's; the
+# primary workload (epoll, the bursty patterns' too) keeps REPS
+THREAD_REPS=${BENCH_THREAD_REPS:-${BENCH_REPS:-2}}
 ORACLE=${BENCH_ORACLE:-1}
-FIRST=${BENCH_FIRST:-1}		# slack's first visits (slack-first) before the matrix
+# slack's first visits (slack-first) before the matrix, on request: they
+# showed what a fresh start costs (evaluation.rst) and took 3.5 minutes
+FIRST=${BENCH_FIRST:-0}
 SLO_X=${BENCH_SLO_X:-1.5}
 SLO_LOAD=${BENCH_SLO_LOAD:-70}
 SLO_US=${BENCH_SLO_US:-}
@@ -179,7 +184,7 @@ server_start() {
 }
 # loads_of SHAPE, reps_of SHAPE: its matrix
 loads_of() { if [ "$1" = memcached ]; then echo "$MC_LOADS"; else echo "$LOADS"; fi; }
-reps_of() { if [ "$1" = memcached ]; then echo "$MC_REPS"; else echo "$REPS"; fi; }
+reps_of() { case $1 in memcached) echo "$MC_REPS" ;; thread) echo "$THREAD_REPS" ;; *) echo "$REPS" ;; esac; }
 
 # capacity: the rate the server sustains at fmax, measured as its sends over
 # the busy span (sgwin -f -b) while a client offers twice the nominal rate
