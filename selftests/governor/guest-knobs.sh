@@ -7,9 +7,11 @@
 
 # name:min:max, from SLACKGOV_GOV_KNOBS in include/uapi/slackgov.h (the list
 # the module builds its attributes from), so a knob added there is tested here
-KNOBS=$(sed -n 's/^[[:space:]]*X(\([a-z_]*\),[[:space:]]*\([0-9]*\),[[:space:]]*\([0-9]*\),[[:space:]]*\([A-Z0-9_]*\),.*/\1:\3:\4/p' \
-	"$SG_TOP/include/uapi/slackgov.h" | sed "s/:SLACKGOV_CV_MAX$/:$(sed -n 's/^#define SLACKGOV_CV_MAX[[:space:]]*\([0-9]*\).*/\1/p' \
-	"$SG_TOP/include/uapi/slackgov.h")/")
+# (a maximum named by a #define of the header, SLACKGOV_CV_MAX, is its value)
+KNOBS=$(awk '$1 == "#define" && $3 ~ /^[0-9]+$/ { d[$2] = $3 }
+	/^[[:space:]]*X\([a-z_]+,/ { x = $0; sub(/^[[:space:]]*X\(/, "", x); n = split(x, f, /,[[:space:]]*/)
+		if (n < 5 || f[2] !~ /^[0-9]+$/ || f[3] !~ /^[0-9]+$/) next
+		print f[1] ":" f[3] ":" (f[4] in d ? d[f[4]] : f[4]) }' "$SG_TOP/include/uapi/slackgov.h")
 NK=$(echo "$KNOBS" | wc -l)
 STATS="mode decisions boosts fallbacks last_slack last_freq last_reason last_slo_us last_lat_us
 last_slo_k idle_qos"
