@@ -427,12 +427,9 @@ static void print_target(const char *verb, int kind, const struct sc_tkey *t,
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
 		sc_json_margin(v->slo_margin);
 		jsonw_end_object(json_wtr);
-	} else if (v->slo_us) {
-		printf("target %s %s: %s slot %u, setpoint %u, slo %s, margin %s\n", kind_name[kind],
-		       t->text, verb, v->slot, v->setpoint, slo, margin);
 	} else {
-		printf("target %s %s: %s slot %u, setpoint %u, slo %s\n", kind_name[kind], t->text,
-		       verb, v->slot, v->setpoint, slo);
+		printf("target %s %s: %s slot %u, setpoint %u, slo %s%s%s\n", kind_name[kind], t->text,
+		       verb, v->slot, v->setpoint, slo, v->slo_us ? ", margin " : "", v->slo_us ? margin : "");
 	}
 }
 
