@@ -381,16 +381,6 @@ u32 sg_slo_budget_us(u32 slo_us, u32 margin)
 	return max_t(u32, div_u64((u64)slo_us * (SLACKGOV_ONE - margin), SLACKGOV_ONE), 1);
 }
 
-/**
- * sg_slo_margin - the margin an SLO target is held with, thousandths
- * @own:	the target's own (SLACKGOV_MARGIN_OWN | margin), or 0
- * @knob:	``slo_margin``
- */
-u32 sg_slo_margin(u32 own, u32 knob)
-{
-	return own & SLACKGOV_MARGIN_OWN ? own & ~SLACKGOV_MARGIN_OWN : knob;
-}
-
 /* Step 2: the knot below the slot's load, and the weight of the one above. */
 static u32 sg_k_knot(const struct sg_obs *o, u32 *w)
 {
@@ -553,7 +543,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
 	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us &&
 	    !(o->k_hold_ns && now - o->k_hold_ns < (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
-		u32 t = sg_slo_budget_us(s->slo_us, sg_slo_margin(s->slo_margin, slo_margin));
+		u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, slo_margin));
 		s32 k0 = sg_slo_k_log0(s->slo_q);
 		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
 		/* anti-windup: a window that ran well below the model's need (the
@@ -669,7 +659,7 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 		in->saturated = SG_R_SAT_CV;
 
 	if (o->slo_us) {
-		u32 t = sg_slo_budget_us(o->slo_us, sg_slo_margin(o->slo_margin, p->slo_margin));
+		u32 t = sg_slo_budget_us(o->slo_us, slackgov_margin(o->slo_margin, p->slo_margin));
 		u64 need = sg_slo_need(o, t);
 		bool busy = lim->cur && sg_slo_saturates(o->load_f, lim->cur);
 

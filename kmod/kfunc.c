@@ -100,8 +100,7 @@ static bool sg_sample_valid(const struct slackgov_sample *s, u32 sz)
 	       !(s->flags & ~SG_KNOWN_FLAGS) &&
 	       s->slo_us <= SLACKGOV_LAT_MAX_US && s->slo_q <= SLACKGOV_Q_ONE &&
 	       (!s->slo_us || s->slo_q) &&	/* an SLO has a percentile */
-	       (!s->slo_margin || (s->slo_margin & SLACKGOV_MARGIN_OWN &&
-				   (s->slo_margin & ~SLACKGOV_MARGIN_OWN) <= SLACKGOV_MARGIN_MAX)) &&
+	       slackgov_margin_valid(s->slo_margin) &&
 	       s->nr_lat <= SG_RPS_MAX &&
 	       s->lat_q_us <= SLACKGOV_LAT_MAX_US && s->lat_win_us <= SLACKGOV_LAT_MAX_US &&
 	       s->queue_us <= SLACKGOV_LAT_MAX_US && s->svc_us <= SLACKGOV_LAT_MAX_US;

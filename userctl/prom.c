@@ -43,7 +43,7 @@
 enum sc_fam {
 	F_BUILD, F_FEED, F_HOOKS,
 	F_REQ, F_RECV, F_WIN, F_WIN_S, F_BLOCKED, F_BUSY, F_CPU, F_SLACK, F_CV,
-	F_LAT, F_QUEUE, F_SLO, F_SLO_WIN, F_SLO_OVER,
+	F_LAT, F_QUEUE, F_SLO, F_MARGIN, F_SLO_WIN, F_SLO_OVER,
 	F_FREQ, F_DEC, F_BOOST, F_FB, F_ENERGY,
 	F_NR
 };
@@ -81,6 +81,8 @@ static const struct sc_family {
 		"Sum over timed requests of the time from the first byte at the socket to the read that took it, seconds." },
 	[F_SLO] = { "slackgov_target_slo_seconds", "gauge",
 		"The target's latency objective at the labelled quantile, seconds." },
+	[F_MARGIN] = { "slackgov_target_slo_margin_ratio", "gauge",
+		"The share of the SLO the governor keeps free for the target: its own margin, or the slo_margin knob's." },
 	[F_SLO_WIN] = { "slackgov_target_slo_windows_total", "counter",
 		"Windows that timed requests against the target's SLO." },
 	[F_SLO_OVER] = { "slackgov_target_slo_missed_windows_total", "counter",
@@ -96,6 +98,18 @@ static const struct sc_family {
 	[F_ENERGY] = { "slackgov_energy_joules_total", "counter",
 		"Energy counter of a top-level powercap zone (modeled on the emulated platform), joules; wraps at max_energy_range_uj." },
 };
+
+/* the margin an SLO target is held with, 0..1: its own, else the knob's; -1: unknown */
+static double slo_margin(__u32 own)
+{
+	char buf[32];
+
+	if (own & SLACKGOV_MARGIN_OWN)
+		return slackgov_margin(own, 0) / 1000.0;
+	if (sc_read_file(SC_GOV_DIR "/slo_margin", buf, sizeof(buf)) || !sc_is_number(buf))
+		return -1;	/* the governor is not there: its knob is not either */
+	return strtoul(buf, NULL, 10) / 1000.0;
+}
 
 /* the walk's state: output stream and the family being written */
 struct sc_prom {
@@ -216,6 +230,7 @@ static void target_one(int kind, const void *key, const struct slackgov_target *
 	struct sc_interval iv;
 	char text[64], q[16];
 	const char *labels[4] = { "target", text, "quantile", q };
+	double m;
 
 	sc_target_text(kind, key, text, sizeof(text));
 	sc_read_state(p->fd, v->slot, p->st);
@@ -236,6 +251,10 @@ static void target_one(int kind, const void *key, const struct slackgov_target *
 		/* no interval yet (a target just added): no sample, not a made-up one */
 		if (!sc_interval(v->slot, st, SC_PROM_INTERVAL_NS, &iv))
 			sample(p, "", p->fam == F_SLACK ? iv.slack : iv.cv, 1, labels);
+		break;
+	case F_MARGIN:
+		if (v->slo_us && (m = slo_margin(v->slo_margin)) >= 0)
+			sample(p, "", m, 1, labels);
 		break;
 	case F_SLO:
 		if (v->slo_us) {

@@ -46,6 +46,7 @@ int sc_read_file(const char *path, char *buf, size_t len);
 
 int sc_for_each_target(void (*fn)(int kind, const void *key, const struct slackgov_target *v, void *ctx),
 		       void *ctx);
+void sc_margin_text(__u32 slo_margin, char *buf, size_t len);
 void sc_json_margin(__u32 slo_margin);
 void sc_target_text(int kind, const void *key, char *buf, size_t len);
 

@@ -269,7 +269,7 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 	struct sc_walk *wk = ctx;
 	struct slackgov_window *w = &wk->st->last;
 	struct sc_interval iv;
-	char text[64], p50[16], p99[16], slo[24], over[16], agetxt[16];
+	char text[64], p50[16], p99[16], slo[24], margin[16], over[16], agetxt[16];
 	double age;
 
 	sc_target_text(kind, key, text, sizeof(text));
@@ -293,12 +293,15 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 		return;
 	}
 	if (!wk->n++)
-		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %5s %6s %7s\n", "TARGET", "RPS", "SLACK",
-		       "CV", "UTIL", "P50", "P99", "SLO", "OVER", "SPAN", "AGE");
-	if (v->slo_us)
+		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %-7s %5s %6s %7s\n", "TARGET", "RPS",
+		       "SLACK", "CV", "UTIL", "P50", "P99", "SLO", "MARGIN", "OVER", "SPAN", "AGE");
+	if (v->slo_us) {
 		snprintf(slo, sizeof(slo), "p%g:%s", v->slo_q / 100.0, lat_text(v->slo_us, p50, sizeof(p50)));
-	else
+		sc_margin_text(v->slo_margin, margin, sizeof(margin));
+	} else {
 		snprintf(slo, sizeof(slo), "-");
+		snprintf(margin, sizeof(margin), "-");
+	}
 	if (iv.ok && iv.slo_windows)
 		snprintf(over, sizeof(over), "%.0f%%", 100.0 * iv.slo_over / iv.slo_windows);
 	else
@@ -308,13 +311,13 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 	else
 		snprintf(agetxt, sizeof(agetxt), "%.2fs", age);
 	if (!iv.ok) {
-		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %5s %6s %7s\n", text, "-", "-", "-",
-		       "-", "-", "-", slo, over, "-", agetxt);
+		printf("%-22s %9s %6s %6s %6s %8s %8s %-12s %-7s %5s %6s %7s\n", text, "-", "-", "-",
+		       "-", "-", "-", slo, margin, over, "-", agetxt);
 		return;
 	}
-	printf("%-22s %9.1f %5.1f%% %6.3f %5.1f%% %8s %8s %-12s %5s %5.2fs %7s\n", text, iv.rps,
-	       iv.slack * 100, iv.cv, iv.util * 100, lat_text(iv.p50_us, p50, sizeof(p50)),
-	       lat_text(iv.p99_us, p99, sizeof(p99)), slo, over, iv.span_s, agetxt);
+	printf("%-22s %9.1f %5.1f%% %6.3f %5.1f%% %8s %8s %-12s %-7s %5s %5.2fs %7s\n", text,
+	       iv.rps, iv.slack * 100, iv.cv, iv.util * 100, lat_text(iv.p50_us, p50, sizeof(p50)),
+	       lat_text(iv.p99_us, p99, sizeof(p99)), slo, margin, over, iv.span_s, agetxt);
 }
 
 /* the targets' sends so far, for energy per request */

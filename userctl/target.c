@@ -339,10 +339,10 @@ static void slo_text(__u32 us, __u32 q, char *buf, size_t len)
 }
 
 /* a target's SLO margin as the user writes it: "20%", or "default" (the knob) */
-static void margin_text(__u32 m, char *buf, size_t len)
+void sc_margin_text(__u32 m, char *buf, size_t len)
 {
 	if (m & SLACKGOV_MARGIN_OWN)
-		snprintf(buf, len, "%g%%", (m & ~SLACKGOV_MARGIN_OWN) / 10.0);
+		snprintf(buf, len, "%g%%", slackgov_margin(m, 0) / 10.0);
 	else
 		snprintf(buf, len, "default");
 }
@@ -351,7 +351,7 @@ static void margin_text(__u32 m, char *buf, size_t len)
 void sc_json_margin(__u32 m)
 {
 	if (m & SLACKGOV_MARGIN_OWN)
-		jsonw_uint_field(json_wtr, "slo_margin", m & ~SLACKGOV_MARGIN_OWN);
+		jsonw_uint_field(json_wtr, "slo_margin", slackgov_margin(m, 0));
 	else
 		jsonw_null_field(json_wtr, "slo_margin");
 }
@@ -416,7 +416,7 @@ static void print_target(const char *verb, int kind, const struct sc_tkey *t,
 	char slo[48], margin[16];
 
 	slo_text(v->slo_us, v->slo_q, slo, sizeof(slo));
-	margin_text(v->slo_margin, margin, sizeof(margin));
+	sc_margin_text(v->slo_margin, margin, sizeof(margin));
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "kind", kind_name[kind]);
@@ -705,7 +705,7 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 
 	sc_target_text(kind, key, text, sizeof(text));
 	slo_text(v->slo_us, v->slo_q, slo, sizeof(slo));
-	margin_text(v->slo_margin, margin, sizeof(margin));
+	sc_margin_text(v->slo_margin, margin, sizeof(margin));
 	if (json_wtr) {
 		jsonw_start_object(json_wtr);
 		jsonw_string_field(json_wtr, "target", text);

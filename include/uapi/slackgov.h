@@ -77,6 +77,18 @@
 #define SLACKGOV_MARGIN_OWN		(1U << 31)
 #define SLACKGOV_MARGIN_MAX		900
 
+/* The margin a slo_margin field @m holds, thousandths: its own, or @knob. */
+static inline __u32 slackgov_margin(__u32 m, __u32 knob)
+{
+	return m & SLACKGOV_MARGIN_OWN ? m & ~SLACKGOV_MARGIN_OWN : knob;
+}
+
+/* Whether @m is a slo_margin field: 0, or SLACKGOV_MARGIN_OWN | 0 .. MAX. */
+static inline int slackgov_margin_valid(__u32 m)
+{
+	return !m || (m & SLACKGOV_MARGIN_OWN && slackgov_margin(m, 0) <= SLACKGOV_MARGIN_MAX);
+}
+
 /*
  * Request latency histogram, log-linear over microseconds (HdrHistogram's
  * layout): values below 2^SUB_BITS us have a bucket each; above, every power

@@ -17,7 +17,7 @@ POL1=/sys/devices/system/cpu/cpufreq/policy1
 taskset -p 1 $$ > /dev/null 2>&1
 
 # rmmod can see EAGAIN for a moment after the last BPF program went away
-ktap_plan 38
+ktap_plan 42
 # emulate=0: a plain table driver (the emulated slowdown is not under test)
 insmod "$SG_BUILD/kmod/vfreq.ko" emulate=0 fast_switch=${VFREQ_FAST_SWITCH:-0} ||
 	ktap_skip_all "vfreq.ko does not load"
@@ -141,6 +141,24 @@ ktap_check 'grep -q "^slackgov_policy_decisions_total{policy=\"policy0\"}" prom.
 # each family's samples in one group (as the format wants)
 ktap_check 'awk "/^[a-z]/ { n = \$1; sub(/\\{.*/, \"\", n); if (n != p && seen[n]) exit 1; seen[n] = 1; p = n }" prom.txt' \
 	"stats --prom: one group per family"
+
+# -- the SLO's margin: the target's own, then the knob's (slo_margin, 200)
+margin_of() {	# FILE: the target's slackgov_target_slo_margin_ratio sample
+	awk -v t="slackgov_target_slo_margin_ratio{target=\"pid $SPID\"} " 'index($0, t) == 1 { print $NF }' "$1"
+}
+ktap_run_ok "target set --slo 20ms --slo-margin 37.5%" "$S" target set --pid $SPID --slo 20ms --slo-margin 37.5%
+"$S" status > st2.txt
+"$S" stats --prom > prom2.txt
+ktap_note "$(grep "^pid $SPID" st2.txt); margin_ratio $(margin_of prom2.txt)"
+ktap_check 'grep -qE "^pid $SPID .* p99:20(\.0)?ms +37.5% " st2.txt && [ "$(margin_of prom2.txt)" = 0.375 ]' \
+	"status and stats --prom show the target's own margin"
+ktap_run_ok "target set --slo-margin default" "$S" target set --pid $SPID --slo-margin default
+"$S" status > st3.txt
+"$S" stats --prom > prom3.txt
+ktap_note "$(grep "^pid $SPID" st3.txt); margin_ratio $(margin_of prom3.txt)"
+ktap_check 'grep -qE "^pid $SPID .* p99:20(\.0)?ms +default " st3.txt &&
+	awk -v m="$(margin_of prom3.txt)" "BEGIN { exit !(m != \"\" && m == 0.2) }"' \
+	"without its own, the knob's: default in status, 0.2 in stats --prom"
 
 # -- unload removes every pin
 kill $SPID

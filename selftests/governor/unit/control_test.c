@@ -102,9 +102,13 @@ static void test_fixed_point(void)
 	CHECK(sg_mul_div(1000000007ULL, 3000000, 1000) == 3000000021000ULL, "a*b/c exact");
 	CHECK(sg_slo_budget_us(2000, 200) == 1600 && sg_slo_budget_us(1, 900) == 1,
 	      "budget T = slo * (1 - margin), at least 1 us");
-	CHECK(sg_slo_margin(0, 200) == 200 && sg_slo_margin(SLACKGOV_MARGIN_OWN | 450, 200) == 450 &&
-	      sg_slo_margin(SLACKGOV_MARGIN_OWN, 200) == 0,
+	CHECK(slackgov_margin(0, 200) == 200 && slackgov_margin(SLACKGOV_MARGIN_OWN | 450, 200) == 450 &&
+	      slackgov_margin(SLACKGOV_MARGIN_OWN, 200) == 0,
 	      "a target's own margin (0 too) overrides the knob; 0 is the knob's");
+	CHECK(slackgov_margin_valid(0) && slackgov_margin_valid(SLACKGOV_MARGIN_OWN | SLACKGOV_MARGIN_MAX) &&
+	      !slackgov_margin_valid(SLACKGOV_MARGIN_OWN | (SLACKGOV_MARGIN_MAX + 1)) &&
+	      !slackgov_margin_valid(SLACKGOV_MARGIN_MAX),
+	      "a margin field is 0 or OWN | 0 .. MAX: over MAX, or without OWN, is refused");
 }
 
 static void test_filter(void)
