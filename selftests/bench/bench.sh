@@ -198,8 +198,8 @@ capacity() {
 	for i in $(seq 1 $CAP_RUNS); do
 		lr_follow $((NOMINAL * 2)) 2 $((98 + i)) 0.3 > /dev/null
 		sleep 2		# the backlog drains
-		lr_win rps | cut -d. -f1
-	done | sort -n | sed -n "$(( (CAP_RUNS + 1) / 2 ))p"
+		lr_win rps
+	done | median_of 1
 }
 # cap_point SHAPE POINT: measure and report the capacity; sets cap
 cap_point() {
