@@ -58,7 +58,7 @@ static int bpf_cfg(struct slackgov_bpf_config *c, int *fd)
 }
 
 /* read a knob's value; no message (for the list, where a knob may be absent) */
-static int knob_read_raw(const struct sc_knob *k, unsigned long long *v)
+int sc_knob_read_raw(const struct sc_knob *k, unsigned long long *v)
 {
 	struct slackgov_bpf_config c;
 	char path[256], buf[64];
@@ -88,7 +88,7 @@ static int knob_read_raw(const struct sc_knob *k, unsigned long long *v)
 
 static int knob_read(const struct sc_knob *k, unsigned long long *v)
 {
-	if (!knob_read_raw(k, v))
+	if (!sc_knob_read_raw(k, v))
 		return 0;
 	if (k->bpf && sc_loaded())
 		return sc_err("cannot read the BPF settings: %s", strerror(errno));
@@ -193,7 +193,7 @@ int do_get(int argc, char **argv)
 	for (i = 0; sc_knobs[i].name; i++) {
 		k = &sc_knobs[i];
 		if (k->bpf ? sc_loaded() : access(SC_GOV_DIR, F_OK) == 0)
-			ok[i] = knob_read_raw(k, &v[i]) == 0;
+			ok[i] = sc_knob_read_raw(k, &v[i]) == 0;
 	}
 	if (json_wtr)
 		jsonw_start_object(json_wtr);

@@ -99,25 +99,20 @@ static const struct sc_family {
 		"Energy counter of a top-level powercap zone (modeled on the emulated platform), joules; wraps at max_energy_range_uj." },
 };
 
-/* the margin an SLO target is held with, 0..1: its own, else the knob's; -1: unknown */
-static double slo_margin(__u32 own)
-{
-	char buf[32];
-
-	if (own & SLACKGOV_MARGIN_OWN)
-		return slackgov_margin(own, 0) / 1000.0;
-	if (sc_read_file(SC_GOV_DIR "/slo_margin", buf, sizeof(buf)) || !sc_is_number(buf))
-		return -1;	/* the governor is not there: its knob is not either */
-	return strtoul(buf, NULL, 10) / 1000.0;
-}
-
 /* the walk's state: output stream and the family being written */
 struct sc_prom {
 	FILE *out;
 	int fam;
 	int fd;
 	struct slackgov_target_state *st;
+	double margin_knob;	/* slo_margin, 0..1; -1: the governor is not there */
 };
+
+/* the margin an SLO target is held with, 0..1: its own, else the knob's; -1: unknown */
+static double slo_margin(const struct sc_prom *p, __u32 own)
+{
+	return own & SLACKGOV_MARGIN_OWN ? slackgov_margin(own, 0) / 1000.0 : p->margin_knob;
+}
 
 static void family_begin(struct sc_prom *p, int f)
 {
@@ -253,7 +248,7 @@ static void target_one(int kind, const void *key, const struct slackgov_target *
 			sample(p, "", p->fam == F_SLACK ? iv.slack : iv.cv, 1, labels);
 		break;
 	case F_MARGIN:
-		if (v->slo_us && (m = slo_margin(v->slo_margin)) >= 0)
+		if (v->slo_us && (m = slo_margin(p, v->slo_margin)) >= 0)
 			sample(p, "", m, 1, labels);
 		break;
 	case F_SLO:
@@ -274,6 +269,7 @@ static int prom_families(struct sc_prom *p)
 	const char *build[4] = { "version", SLACKCTL_VERSION, "abi", abi };
 	const char *hooks[2] = { "hooks", NULL };
 	struct slackgov_bpf_config cfg;
+	unsigned long long knob;
 	int f, i, n, nz;
 
 	p->st = calloc(1, sizeof(*p->st));
@@ -286,6 +282,7 @@ static int prom_families(struct sc_prom *p)
 	}
 	n = sc_read_policies(&pol);
 	nz = sc_energy_read(z, SC_MAX_ZONES);
+	p->margin_knob = sc_knob_read_raw(sc_knob_find("slo_margin"), &knob) ? -1 : knob / 1000.0;
 	snprintf(abi, sizeof(abi), "%d", SLACKGOV_ABI_VERSION);
 	family_begin(p, F_BUILD);
 	sample(p, "", 1, 2, build);

@@ -119,6 +119,8 @@ struct sc_knob {
 
 extern const struct sc_knob sc_knobs[];
 const struct sc_knob *sc_knob_find(const char *name);
+/* a knob's value, 0; -1 without a message when it is not there */
+int sc_knob_read_raw(const struct sc_knob *k, unsigned long long *v);
 const char *sc_unit_name(enum sc_unit u);
 
 /*
