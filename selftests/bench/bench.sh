@@ -265,7 +265,8 @@ cell() {
 		try=$((try + 1))
 		speed_wait
 	done
-	echo "BENCH-CELL $1,$2,$row,$d0,$d1"
+	# the P-state residency (lr_step's last field) after the speeds
+	echo "BENCH-CELL $1,$2,${row%,*},$d0,$d1,${row##*,}"
 }
 
 # burst REP SHAPE PATTERN GOV: one bursty run; a BENCH-BURST row

@@ -6,7 +6,8 @@
 # disturbed with its verdict withheld, a repetition over the SLO where
 # performance met it is reported as a miss, criterion 3's miss names the
 # cheapest fixed frequency where none is 15 % below schedutil, the bursty
-# table is read, a
+# table is read, the P-state residency is averaged over the cells counted
+# and shown where it was measured, a
 # workload measured at fewer loads (the real server's reduced matrix) gets
 # tables and JSON of its own loads only, cells and capacities taken off the
 # reference speed are left out (and a cell left with no repetition at it
@@ -49,8 +50,11 @@ cells miss 6 12000 >> "$D/cells.csv"
 # with CPU 0's speed per cell (columns 17, 18, per mille off the reference):
 # speedy's slack at 50 % rep 1 started 15 % fast and cost 20 mJ (left out,
 # it spreads nothing); slowed's slack at 30 % ended 20 % slow in all three
+# and CPU 1's P-state residency (column 19): slack's cells at 50 % 70/30 %
+# at 1800/2200 MHz but the one left out, 0/100 %
 cells speedy 6 8000 | awk -F, -v OFS=, '{ d = 0; if ($3 == "slack" && $4 == 50 && $1 == 1) { d = 150; $11 = "0.020000" }
-	print $0, d, 0 }' >> "$D/cells.csv"
+	p = $3 == "performance" ? "1800=0;2200=0;3000=1000" : (d ? "1800=0;2200=1000;3000=0" : "1800=700;2200=300;3000=0")
+	print $0, d, 0, p }' >> "$D/cells.csv"
 cells slowed 6 8000 | awk -F, '{ print $0 ",0," ($3 == "slack" && $4 == 30 ? -200 : 3) }' >> "$D/cells.csv"
 # schedutil at 4.5 mJ, 1000 MHz (4 mJ, over the SLO) the cheapest of all:
 # no governor is 15 % below schedutil there, whatever the SLO
@@ -84,7 +88,7 @@ agg() {	# agg MODE: the fixtures aggregated
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 23
+ktap_plan 25
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -114,6 +118,8 @@ ktap_eq "10 30 50 70|10 30 50 70|True True True True|900 910 905" \
 ktap_eq "False True 2 6.0 1 60 1 1" \
 	"$(q 'w["speedy"]["disturbed"], w["speedy"]["verdict"]["3"]["met"], w["speedy"]["control"]["slack"]["50"]["cells"], round(w["speedy"]["control"]["slack"]["50"]["energy_j_per_req"] * 1000, 3), w["speedy"]["cells_off_speed"], w["speedy"]["cells"], w["speedy"]["capacities_off_speed"], w["speedy"]["capacity_moved_pct"]')" \
 	"a cell 15 % off speed is left out (no spread, verdict kept), and so is a capacity 30 % off speed"
+ktap_eq "700 300 0 None" "$(q 'w["speedy"]["control"]["slack"]["50"]["pstate_permille"]["1800"], w["speedy"]["control"]["slack"]["50"]["pstate_permille"]["2200"], w["speedy"]["control"]["slack"]["50"]["pstate_permille"]["3000"], w["steady"]["control"]["slack"]["50"]["pstate_permille"]')" \
+	"P-state residency: the mean of the cells counted (the one off speed left out), null where not measured"
 ktap_eq "True None True" "$(q 'w["slowed"]["disturbed"], w["slowed"]["verdict"], "slack at 30%: no repetition at the reference speed" in w["slowed"]["disturbed_why"]')" \
 	"a cell of slack with every repetition off speed withholds the verdict, and is named"
 # two runs in a row (selftests/bench/compare): the same run agrees with
@@ -141,6 +147,10 @@ ktap_check 'grep -qx "Off speed: 1 of 60 cells, left out." "$D/results.rst"' \
 	"the rst counts the cells left out off speed"
 ktap_check 'grep -q "BENCH_SHAPES=steady make bench" "$D/results.rst" && grep -q "missed\*\* at 70% rep 2" "$D/results.rst"' \
 	"the rst prints the command above the tables and the misses"
+ktap_eq "1|1800: 70%, 2200: 30%|3000: 100%|0" \
+	"$(sed -n '/^Workload ``speedy``/,/^Workload ``slowed``/p' "$D/results.rst" > "$D/speedy.rst"
+	echo "$(grep -c '^P-state residency' "$D/speedy.rst")|$(sed -n '/^P-state residency/,$p' "$D/speedy.rst" | grep -m1 -o '1800: 70%, 2200: 30%')|$(sed -n '/^P-state residency/,$p' "$D/speedy.rst" | grep -m1 -o '3000: 100%')|$(sed -n '/^Workload ``steady``/,/^Workload ``moved``/p' "$D/results.rst" | grep -c '^P-state residency')")" \
+	"the rst shows a P-state table where the residency was measured (slack 70/30 %, performance 100 %), none where not"
 # bad bench knobs: refused before the guest boots, naming the knob, and
 # nothing made (O= a scratch folder that must stay absent; BENCH_REPLAY=1,
 # so that a knob let through fails on the missing stream, not boots a guest)

@@ -3,8 +3,9 @@
 # the rst tables of Documentation/evaluation-results.rst (mode=rst) or the
 # Pareto plot's data (mode=pareto, -v shape=W).
 # Input: cells.csv (rep,shape,gov,load,rate,rps,p50,p99,p999,energy_j,
-# j_per_req,khz,idle,slo_windows,slo_over,srv_p99) with idle
-# "state=permille;state=permille"; gov "fixMHZ" is the userspace governor
+# j_per_req,khz,idle,slo_windows,slo_over,srv_p99,speed0,speed1,pstates)
+# with idle "state=permille;state=permille" and pstates
+# "mhz=permille;mhz=permille"; gov "fixMHZ" is the userspace governor
 # at that frequency (the static oracle's cells, rep 0).
 # -v: fid=fidelity.csv (shape,load,client_rps,observed_rps,client_p99_us,
 # server_p99_us,queue_us: the last three may be empty); burst=burst.csv
@@ -18,7 +19,8 @@
 # date, command,
 # overhead (a JSON object or null).  cells.csv's columns 17 and 18
 # (optional): CPU 0's speed before and after the cell, per mille off the
-# reference.
+# reference; column 19 (optional): CPU 1's time at each frequency, per
+# mille of its measured run.
 #
 # Per workload shape, governor and load: means over the repetitions.  A cell
 # whose p99 exceeds the workload's SLO is a violation.  The static oracle of
@@ -63,6 +65,16 @@
 		if (kv[1] == "") continue
 		if (!((w, kv[1]) in hasst)) { hasst[w, kv[1]] = 1; stv[w, ++nst[w]] = kv[1] }
 		idle[k, kv[1]] += kv[2]
+	}
+	if (NF >= 19 && $19 != "") {
+		npst[k]++
+		m = split($19, st, ";")
+		for (i = 1; i <= m; i++) {
+			split(st[i], kv, "=")
+			if (kv[1] == "") continue
+			if (!((w, kv[1]) in haspf)) { haspf[w, kv[1]] = 1; pfv[w, ++npf[w]] = kv[1] }
+			pst[k, kv[1]] += kv[2]
+		}
 	}
 }
 function offspeed(d) { return speed_tol > 0 && (d < 0 ? -d : d) > speed_tol * 10 }
@@ -370,7 +382,14 @@ function row(w, g,   i, l, k, c, lsep, j, st, isep) {
 			(hassw[k] && sw[k] > 0 ? fmt(so[k] / sw[k]) : "null"), (nsp[k] ? fmt(sp99[k] / nsp[k]) : "null"), fmt(khz[k] / c), c
 		isep = ""
 		for (j = 1; j <= nst[w]; j++) { st = stv[w, j]; printf "%s\"%s\": %s", isep, st, fmt(idle[k, st] / c); isep = ", " }
-		printf "}}"
+		printf "}, \"pstate_permille\": "
+		if (!npst[k]) printf "null"
+		else {
+			printf "{"; isep = ""
+			for (j = 1; j <= npf[w]; j++) { st = pfv[w, j]; printf "%s\"%s\": %s", isep, st, fmt(pst[k, st] / npst[k]); isep = ", " }
+			printf "}"
+		}
+		printf "}"
 		lsep = ", "
 	}
 	printf "}"
@@ -475,6 +494,12 @@ function rst(   title, s, w, line, p, i) {
 			print "the cell's time, " stlist(w) "):"
 			print ""
 			table(w, "governor", "freq", "", 0)
+		}
+		if (npf[w]) {
+			print "P-state residency of the governed CPU (MHz: per cent of its measured"
+			print "time at that frequency, the mean over the repetitions; under 1 % not shown):"
+			print ""
+			table(w, "governor", "pstate", "", 0)
 		}
 	}
 	for (s in fshapes) nfs++
@@ -638,6 +663,13 @@ function cell(kind, w, g, l,   k, c, pk, j, t) {
 		if (c > 1) t = t sprintf(" (±%.0f%%)", spread(k) / 2)
 		t = t sprintf(", %.0f us, %d/%d", p99[k] / c, viol[k], c)
 		if (hassw[k] && sw[k] > 0) t = t sprintf(", %.1f%% of windows over", 100 * so[k] / sw[k])
+		return t
+	}
+	if (kind == "pstate") {
+		if (!npst[k]) return "-"
+		for (j = 1; j <= npf[w]; j++)
+			if (pst[k, pfv[w, j]] / npst[k] >= 10)
+				t = add(t, sprintf("%s: %.0f%%", pfv[w, j], pst[k, pfv[w, j]] / npst[k] / 10))
 		return t
 	}
 	t = sprintf("%.0f MHz;", khz[k] / c / 1000)

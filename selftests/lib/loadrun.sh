@@ -205,6 +205,17 @@ lr_mean_khz() {
 		printf "%d\n", t ? s / t : 0 }'
 }
 
+# lr_pstate_share "RES_BEFORE" "RES_AFTER": per frequency CPU 1 ran at
+# between the two, its share of that time in per mille, as
+# "mhz=share;mhz=share" (the frequencies in the platform's order)
+lr_pstate_share() {
+	echo "$1 | $2" | awk '{ n = 0; for (i = 1; $i != "|"; i += 2) b[$i] = $(i + 1)
+		for (i++; i <= NF; i += 2) { f[++n] = $i; d[n] = $(i + 1) - b[$i]; t += d[n] }
+		sep = ""; for (i = 1; i <= n; i++) {
+			printf "%s%d=%d", sep, f[i] / 1000, (t > 0 ? d[i] * 1000 / t : 0); sep = ";" }
+		printf "\n" }'
+}
+
 # jget KEY: a number from the one-line JSON on stdin
 jget() { sed -n "s/.*\"$1\": *\([-0-9.]*\).*/\1/p"; }
 
@@ -261,9 +272,11 @@ lr_lat_unserve() {
 
 # lr_step GOV STEP RATE SECS SEED [WARM]: one load step; prints a CSV row
 # gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz,idle,
-# slo_windows,slo_over,srv_p99_us
+# slo_windows,slo_over,srv_p99_us,pstates
 # (idle: CPU 1's cpuidle residency per state, per mille of the step's time;
-# the last three from slackgov's counters, lr_lat_diff, empty without them).
+# slo_windows, slo_over and srv_p99_us from slackgov's counters,
+# lr_lat_diff, empty without them; pstates: CPU 1's time at each
+# frequency, per mille of its time at all, lr_pstate_share).
 # WARM > 0: the client first runs WARM seconds at RATE, unmeasured (sgclient
 # --warmup), and the counters start at its mark, the load already running,
 # LR_MARK_LEAD s before the measured run (at most WARM).  The reads at the
@@ -308,5 +321,5 @@ lr_step() {
 	lead_sent=$(echo "$out" | jget lead_sent)
 	ej=$(lr_energy_j "$e0" "$e1")
 	epr=$(awk -v e="$ej" -v n="$recv" -v m="${lead_sent:-0}" 'BEGIN { printf "%.6f", (n > 0 ? e / (n + m) : 0) }')
-	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" "$(awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%d", (b - a) * 1000000 }')"),${lat:-,,}"
+	echo "$1,$2,$3,$rps,$(echo "$out" | jget p50_us),$(echo "$out" | jget p99_us),$(echo "$out" | jget p999_us),$ej,$epr,$(lr_mean_khz "$r0" "$r1"),$(lr_idle_share "$i0" "$i1" "$(awk -v a="$u0" -v b="$u1" 'BEGIN { printf "%d", (b - a) * 1000000 }')"),${lat:-,,},$(lr_pstate_share "$r0" "$r1")"
 }
