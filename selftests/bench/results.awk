@@ -59,22 +59,22 @@
 	if (!(k in emax) || $11 > emax[k]) emax[k] = $11
 	if ($14 != "") { sw[k] += $14; so[k] += $15; hassw[k] = 1 }
 	if ($16 != "" && $16 > 0) { sp99[k] += $16; nsp[k]++; rsp99[k, r] = $16 + 0 }
-	m = split($13, st, ";")
-	for (i = 1; i <= m; i++) {
-		split(st[i], kv, "=")
-		if (kv[1] == "") continue
-		if (!((w, kv[1]) in hasst)) { hasst[w, kv[1]] = 1; stv[w, ++nst[w]] = kv[1] }
-		idle[k, kv[1]] += kv[2]
-	}
+	tally($13, w, k, hasst, stv, nst, idle)
 	if (NF >= 19 && $19 != "") {
 		npst[k]++
-		m = split($19, st, ";")
-		for (i = 1; i <= m; i++) {
-			split(st[i], kv, "=")
-			if (kv[1] == "") continue
-			if (!((w, kv[1]) in haspf)) { haspf[w, kv[1]] = 1; pfv[w, ++npf[w]] = kv[1] }
-			pst[k, kv[1]] += kv[2]
-		}
+		tally($19, w, k, haspf, pfv, npf, pst)
+	}
+}
+# tally LIST W K SEEN KEYS NKEYS SUM: a cell's "key=value;key=value" LIST
+# (C-states, P-states) added into SUM[K, key]; a key new to workload W is
+# appended to KEYS[W, 1..NKEYS[W]], so that its tables keep the cells' order
+function tally(list, w, k, seen, keys, nkeys, sum,   m, i, part, kv) {
+	m = split(list, part, ";")
+	for (i = 1; i <= m; i++) {
+		split(part[i], kv, "=")
+		if (kv[1] == "") continue
+		if (!((w, kv[1]) in seen)) { seen[w, kv[1]] = 1; keys[w, ++nkeys[w]] = kv[1] }
+		sum[k, kv[1]] += kv[2]
 	}
 }
 function offspeed(d) { return speed_tol > 0 && (d < 0 ? -d : d) > speed_tol * 10 }
