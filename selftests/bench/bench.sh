@@ -154,6 +154,12 @@ slo_margin() {
 }
 # the slo_margin knob's default, from its one definition
 MARGIN_KNOB=$(awk '$1 == "X(slo_margin," { sub(",", "", $2); print $2 }' "$SG_TOP/include/uapi/slackgov.h")
+# target_slo: the running server's target with $SLO and $margin (the
+# knob's, when it is the knob's value: no margin of its own)
+target_slo() {
+	lr_target_slo "$SLO" "$([ "$margin" = "$MARGIN_KNOB" ] || echo "$margin")" ||
+		echo "BENCH-INFO $shape: slackctl refused --slo ${SLO}us: slack runs without an SLO"
+}
 # oracle_gap ROW: for an oracle cell's BENCH-CELL ROW, on speed and within
 # the SLO, "MHZ,P99,SERVER_P99" (the cheapest such cell is the first at
 # SLO_LOAD: the oracle walks the frequencies upwards); nothing otherwise
@@ -352,8 +358,7 @@ for shape in $SHAPES; do
 	# windows over it) with the margin of the base steps, then the
 	# margin of the oracle's cell, if any, before slack runs
 	margin=$(slo_margin "$SLO" "$base" "$srv")
-	lr_target_slo "$SLO" "$([ "$margin" = "$MARGIN_KNOB" ] || echo "$margin")" ||
-		echo "BENCH-INFO $shape: slackctl refused --slo ${SLO}us: slack runs without an SLO"
+	target_slo
 
 	gap=
 	if [ "$ORACLE" = 1 ]; then
@@ -368,10 +373,9 @@ for shape in $SHAPES; do
 		done
 	fi
 	if [ -n "$gap" ]; then
-		g=${gap#*,}
+		g=${gap#*,} m0=$margin
 		margin=$(slo_margin "$SLO" "${g%,*}" "${g#*,}")
-		lr_target_slo "$SLO" "$([ "$margin" = "$MARGIN_KNOB" ] || echo "$margin")" ||
-			echo "BENCH-INFO $shape: slackctl refused --slo ${SLO}us: slack runs without an SLO"
+		[ "$margin" = "$m0" ] || target_slo
 	fi
 	echo "BENCH-SLO $shape,$SLO,$base,$SLO_X,$SLO_LOAD,$srv,$margin,$gap"
 
