@@ -156,7 +156,7 @@ lr_freqs() { tr ' ' '\n' < $LR_POL1/scaling_available_frequencies | sed '/^$/d' 
 # empty when the BPF side has none); lr_lat_diff "BEFORE" "AFTER" prints
 # "slo_windows slo_over p99_us" between the two: the windows judged against
 # the SLO, those over it, and the server-side p99 of the requests timed
-# (the bucket's midpoint; 0 when none).  The bucket layout is
+# (read linearly inside its bucket; 0 when none).  The bucket layout is
 # slackgov_lat_lo() of include/uapi/slackgov.h (8 sub-buckets a power of 2).
 lr_lat() { [ -n "$LR_SLOT" ] && "$LR_T/sgwin" -s "$LR_SLOT" 2>/dev/null | sed -n 's/^lat //p'; }
 lr_lat_diff() {
@@ -173,7 +173,9 @@ lr_lat_diff() {
 	{ i = rd(1, "a"); rd(i, "b")
 	  n = val["b", "total_lat"] - val["a", "total_lat"]; p = 0
 	  if (n > 0) { r = int(n * 0.99); if (r < n * 0.99) r++; s = 0
-		for (b = 0; b < 176; b++) { s += hist["b", b] - hist["a", b]; if (s >= r) { p = (lo(b) + lo(b + 1)) / 2; break } } }
+		for (b = 0; b < 176; b++) { c = hist["b", b] - hist["a", b]; s += c
+			# linear inside the bucket, as slackgov_lat_interp()
+			if (s >= r) { p = lo(b) + int((lo(b + 1) - lo(b)) * (r - s + c) / c); break } } }
 	  printf "%d %d %d\n", val["b", "total_slo_windows"] - val["a", "total_slo_windows"],
 		val["b", "total_slo_over"] - val["a", "total_slo_over"], p }'
 }
