@@ -105,11 +105,17 @@
  *    lat_q no longer holds what was counted.  The fixed point is lat_q ==
  *    T whatever the model's error; the model gives the fast, proportional
  *    response to a load change.  K stays within c_q/8 .. 8 c_q (a model
- *    off by more is not a model), and it does not rise at a horizon whose
- *    last window ran below 4/5 of the model's f_need (the policy held at
- *    its max, or still coming down): raising K cannot help there, and a K
- *    wound up during a host stall would hold the policy at max long after
- *    it.  K is learnt per load: the model's error is not the same at every
+ *    off by more is not a model).  It does not rise at a horizon whose
+ *    windows ran at a mean frequency below 4/5 of the model's f_need (the
+ *    policy held at its max, or still coming down; the mean, since the
+ *    ladder below runs the P-state under f_need for some of the windows
+ *    by design): raising K cannot help there, and a K wound up during a
+ *    host stall would hold the policy at max long after it.  Nor does it
+ *    fall at a horizon that ran above 5/4 of f_need (the policy held at
+ *    its min, or draining a boost): a light load that min serves well
+ *    within the SLO would otherwise wind K down to c_q/8, and the load
+ *    above it, which reads the same knot, would start far short of its
+ *    need.  K is learnt per load: the model's error is not the same at every
  *    load, and a single K learnt at light load is short when the load
  *    rises until the loop has climbed back, seconds of misses
  *    (evaluation.rst), so log2(K) is kept at SG_K_KNOTS knots of u = L /
@@ -289,7 +295,7 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_K_LOG_RANGE		(3 * SG_K_LOG_ONE)
 /* Step 2: one horizon moves K by at most a factor of 2. */
 #define SG_K_STEP_MAX		SG_K_LOG_ONE
-/* Step 2: K does not rise while f_need exceeds f_w by more than 5/4. */
+/* Step 2: K does not move toward a need 5/4 off the horizon's mean frequency. */
 #define SG_SLO_WIND_NUM		5
 #define SG_SLO_WIND_DEN		4
 /* Step 2: highest busy share the SLO law plans for, thousandths. */
@@ -486,11 +492,13 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 
 /* ---- step 1: per-target filters --------------------------------------------- */
 
-/* Step 2: a new horizon of the outer loop starts at @start, @req requests in. */
-static void sg_k_span(struct sg_obs *o, u64 start, u32 req)
+/* Step 2: a new horizon of the outer loop starts at @start. */
+static void sg_k_span(struct sg_obs *o, u64 start)
 {
 	o->k_span_ns = start;
-	o->k_span_req = req;
+	o->k_span_req = 0;
+	o->k_span_fus = 0;
+	o->k_span_us = 0;
 }
 
 /*
@@ -503,22 +511,35 @@ static void sg_k_learn(struct sg_obs *o, const struct slackgov_sample *s, u64 no
 {
 	const u64 tau_ns = (u64)SG_SLO_TAU_US * NSEC_PER_USEC;
 	u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, slo_margin));
+	u64 f_mean, need;
 	s64 err, step;
 
 	/* a spell without requests: lat_q holds none of those counted */
 	if (now - o->k_lat_ns >= tau_ns)
-		sg_k_span(o, now - min(len, now), 0);
+		sg_k_span(o, now - min(len, now));
 	o->k_lat_ns = now;
 	/* a window that began before the horizon did (a restart) is not in it */
-	if (now - min(len, now) >= o->k_span_ns)
+	if (now - min(len, now) >= o->k_span_ns) {
+		u32 len_us = min_t(u64, div_u64(len, NSEC_PER_USEC), SG_SLO_TAU_US);
+
 		o->k_span_req = min_t(u32, o->k_span_req + s->nr_lat, SG_SLO_HORIZON);
+		o->k_span_fus += (u64)f_khz * len_us;
+		o->k_span_us = min_t(u32, o->k_span_us + len_us, U32_MAX / 2);
+	}
 	if (now - o->k_span_ns < tau_ns && o->k_span_req < SG_SLO_HORIZON)
 		return;
-	sg_k_span(o, now, 0);
+	f_mean = o->k_span_us ? div_u64(o->k_span_fus, o->k_span_us) : f_khz;
+	sg_k_span(o, now);
 	err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
-	/* anti-windup: a window that ran well below the model's need (the
-	 * policy at its max, or still coming down) says nothing of K */
-	if (err > 0 && sg_slo_need(o, t) * SG_SLO_WIND_DEN > (u64)f_khz * SG_SLO_WIND_NUM)
+	/* anti-windup: a horizon that ran well below the model's need (the
+	 * policy at its max) or well above it (at its min, or draining a
+	 * boost) says nothing of K; its mean frequency, not its last
+	 * window's: the ladder runs the P-state below f_need for some of the
+	 * windows */
+	need = sg_slo_need(o, t);
+	if (err > 0 && need * SG_SLO_WIND_DEN > f_mean * SG_SLO_WIND_NUM)
+		return;
+	if (err < 0 && f_mean * SG_SLO_WIND_DEN > need * SG_SLO_WIND_NUM)
 		return;
 	step = div_s64(err * (SG_K_LOG_ONE / 1024) * slo_gain, SLACKGOV_ONE);
 	sg_k_step(o, clamp_t(s64, step, -SG_K_STEP_MAX, SG_K_STEP_MAX),
@@ -570,7 +591,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		o->work_f = 0;
 		o->slo_us = 0;		/* K starts again below */
 		o->k_lat_ns = now;
-		sg_k_span(o, now, 0);
+		sg_k_span(o, now);
 	} else {
 		/* the work's sums forget with tau SG_WORK_TAU_US */
 		u32 d = div_u64((u64)SG_WORK_TAU_US << 10, SG_WORK_TAU_US + len_us);
@@ -593,7 +614,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 			 (SG_K_KNOTS - 1) * SG_K_POS_ONE);
 	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q) {
 		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
-		sg_k_span(o, now, 0);
+		sg_k_span(o, now);
 	}
 	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us)
 		sg_k_learn(o, s, now, len, f_khz, slo_margin, slo_gain);

@@ -113,6 +113,8 @@ struct sg_limits {
  * @k_span_ns:	start of the outer loop's current horizon (step 2)
  * @k_lat_ns:	the slot's latest window with timed requests
  * @k_span_req:	requests timed since @k_span_ns
+ * @k_span_fus, @k_span_us: sum of f_w * len (kHz * us) and of len (us) of
+ *		the windows with timed requests since @k_span_ns
  */
 struct sg_obs {
 	u64	stamp_ns;
@@ -133,7 +135,8 @@ struct sg_obs {
 	s32	k_log[SG_K_KNOTS];
 	u32	k_pos;
 	u64	k_span_ns, k_lat_ns;
-	u32	k_span_req;
+	u64	k_span_fus;
+	u32	k_span_us, k_span_req;
 };
 
 /**

@@ -198,9 +198,9 @@ static void test_slo_arith(void)
 	sg_obs_update(&o, &s, 1010 * MS, FMAX, FMAX, UT_MARGIN, 500);
 	CHECK(abs(sg_obs_k_log(&o) - k0 - SG_K_LOG_ONE) < 1400,
 	      "a window beyond H requests steps as H requests (%.3f)", (sg_obs_k_log(&o) - k0) / 65536.0);
-	/* 500 req/s: the horizon is lat_q's 2 s, and K moves at its end only */
-	s.nr_lat = 5;
-	s.lat_q_us = 800;
+	/* 500 req/s: the horizon is lat_q's 2 s, and K moves at its end only;
+	 * 70 % busy, so that f_need is near f_w */
+	s = slo_sample(1, 700, 100, 2000, 800, 10, 5);
 	for (int j = 0; j < SG_K_KNOTS; j++)
 		o.k_log[j] = k0;
 	for (i = 0; i < 199; i++)
@@ -229,12 +229,22 @@ static void test_slo_arith(void)
 	CHECK(sg_obs_k_log(&o) == k0 && sg_slo_need(&o, 1600) > FMAX * 5 / 4,
 	      "tail 12x the budget at max, need %llu kHz > 5/4 max: K does not wind up",
 	      (unsigned long long)sg_slo_need(&o, 1600));
+	/* ... nor wind down: at 1 GHz (min, say), 30 % busy, the tail half the budget */
+	o = (struct sg_obs){};
+	s = slo_sample(1, 300, 300, 2000, 800, 10, 5);
+	for (i = 0; i < 2000; i++)	/* 20 s: ten horizons */
+		sg_obs_update(&o, &s, (3000 + 10 * i) * MS, 1000000, FMAX, UT_MARGIN, 1000);
+	CHECK(sg_obs_k_log(&o) < k0 && sg_obs_k_log(&o) > k0 - 2 * SG_K_LOG_ONE &&
+	      sg_slo_need(&o, 1600) * 5 > 1000000 * 4 / 2,
+	      "a tail half the budget at min lowers K only until f_need nears 4/5 of min (%llu kHz, K %.2f c_q), not to c_q/8",
+	      (unsigned long long)sg_slo_need(&o, 1600), exp2((sg_obs_k_log(&o) - k0) / 65536.0));
+	s = slo_sample(1, 900, 1000, 2000, 20000, 10, 10);
 	s.slo_us = 3000;
 	s.lat_q_us = 0;		/* no tail measured yet: no step */
-	sg_obs_update(&o, &s, 8100 * MS, FMAX, FMAX, UT_MARGIN, 500);
+	sg_obs_update(&o, &s, 24100 * MS, FMAX, FMAX, UT_MARGIN, 500);
 	CHECK(sg_obs_k_log(&o) == k0, "a new SLO restarts K from c_q");
 	s.slo_q = 9990;
-	sg_obs_update(&o, &s, 8110 * MS, FMAX, FMAX, UT_MARGIN, 500);
+	sg_obs_update(&o, &s, 24110 * MS, FMAX, FMAX, UT_MARGIN, 500);
 	CHECK(sg_obs_k_log(&o) == sg_slo_k_log0(9990), "a new percentile restarts K from its c_q");
 }
 
@@ -288,7 +298,8 @@ static void test_k_keep(void)
 /* step 2: K is learnt per load (knots of L / fmax), linear between them */
 static void test_k_load(void)
 {
-	struct slackgov_sample s = slo_sample(1, 100, 100, 2000, 800, 10, 20);
+	/* 400 us a request: f_need near f_w, which K may then move */
+	struct slackgov_sample s = slo_sample(1, 100, 400, 2000, 800, 10, 20);
 	s32 k0 = sg_slo_k_log0(9900), klo;
 	struct sg_obs o = {};
 	u64 now = 1000 * MS;
