@@ -107,7 +107,7 @@
  *    response to a load change.  K stays within c_q/8 .. 8 c_q (a model
  *    off by more is not a model).  It does not rise at a horizon whose
  *    windows ran at a mean frequency below 4/5 of the model's f_need (the
- *    policy held at its max, or still coming down; the mean, since the
+ *    policy held at its max or by its limits; the mean, since the
  *    ladder below runs the P-state under f_need for some of the windows
  *    by design): raising K cannot help there, and a K wound up during a
  *    host stall would hold the policy at max long after it.  Nor does it
@@ -287,7 +287,7 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_REQ_ONE		256
 /* Step 1: the work rate is filtered over about this many requests. */
 #define SG_LOAD_REQS		64
-/* Step 2: the outer loop's step is spread over lat_q's horizon (uapi header). */
+/* Step 2: the outer loop moves once per horizon of lat_q (uapi header). */
 #define SG_SLO_HORIZON		SLACKGOV_LAT_RECENT_REQS
 #define SG_SLO_TAU_US		(SLACKGOV_LAT_RECENT_MS * USEC_PER_MSEC)
 /* Step 2: K within c_q / 2^3 .. c_q * 2^3 (log2 units of 1/65536). */
@@ -532,7 +532,7 @@ static void sg_k_learn(struct sg_obs *o, const struct slackgov_sample *s, u64 no
 	sg_k_span(o, now);
 	err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
 	/* anti-windup: a horizon that ran well below the model's need (the
-	 * policy at its max) or well above it (at its min, or draining a
+	 * policy at its max, or limited) or well above it (at its min, or draining a
 	 * boost) says nothing of K; its mean frequency, not its last
 	 * window's: the ladder runs the P-state below f_need for some of the
 	 * windows */
