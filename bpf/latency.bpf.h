@@ -133,9 +133,8 @@
  * moves as soon as the slow new requests are 1 % of the horizon (10-20 ms
  * of them at any rate).  1 to 2 s, so that at low rates the tail still
  * follows the frequency the governor chose within seconds (at 80 req/s,
- * 80-160 requests: p99 is then about the largest or second largest, a
- * noisy figure that the governor's outer loop, which moves once per
- * horizon, passes on to its K at its default gain), and a tail
+ * 80-160 requests: p99 is then about the largest or second largest, which
+ * the governor's outer loop averages over several horizons), and a tail
  * from before an idle spell is gone when the requests come back.
  * With no request the recent histogram does not change.  Windows with requests timed against an SLO count in
  * ``total_slo_windows``, those whose ``lat_win_us`` exceeded ``slo_us`` in

@@ -78,58 +78,40 @@
  *    depend on the frequency the windows ran at.  The model is only a
  *    model (arrivals are burstier than Poisson, service is not all CPU or
  *    not exponential), so K is the state of an outer loop on the measured
- *    tail, lat_q, the percentile over the target's recent requests (the
- *    BPF side's recent histogram: at most the last SLACKGOV_LAT_RECENT_REQS
- *    = 2000 requests, none older than SLACKGOV_LAT_RECENT_MS = 2 s).  That
- *    horizon is a hard one, and it is the loop's lag: a tail that rises
- *    shows in lat_q at once, one that falls only when the slow requests
- *    have left the horizon, up to 2 s later.  An integrator stepped on
- *    every window against that lag must correct at most about half the
- *    error per horizon not to overshoot, and then takes several horizons
- *    to come down from a K set high by a transient.  So K moves once per
- *    horizon, when every request lat_q holds was served since K last
- *    moved: 2 s, or 2000 timed requests if they come sooner
- *    (sg_k_learn())::
+ *    tail: every window with timed requests moves log2(K) by::
  *
- *        log2(K) += slo_gain / 1000 * log2(lat_q / T)
+ *        slo_gain / 1000 * share * log2(lat_q / T)
  *
- *    by at most one doubling (a transient of ten times the budget is not a
- *    model error of ten).  In the model the tail is c_q T / K whatever the
- *    load (mu - lambda = K / T), so the default gain 1000 puts the tail on
- *    the budget in one horizon, the loop's deadbeat setting: from a K
- *    twice off, two horizons (the one in which it moves, the one that
- *    shows the move), at 80 req/s as at 2000 req/s.  selftests/governor/
- *    unit closes it over an M/M/1 server with lat_q read as the BPF side
- *    reads it: the tail within 1 % of T, lat_q at most 5 % over it.  A
- *    spell without timed requests for a horizon starts a new one, since
- *    lat_q no longer holds what was counted.  The fixed point is lat_q ==
- *    T whatever the model's error; the model gives the fast, proportional
- *    response to a load change.  K stays within c_q/8 .. 8 c_q (a model
- *    off by more is not a model).  It does not rise at a horizon whose
- *    windows ran at a mean frequency below 4/5 of the model's f_need (the
- *    policy held at its max or by its limits; the mean, since the
- *    ladder below runs the P-state under f_need for some of the windows
- *    by design): raising K cannot help there, and a K wound up during a
- *    host stall would hold the policy at max long after it.  Nor does it
- *    fall at a horizon that ran above 5/4 of f_need (the policy held at
- *    its min, or draining a boost): a light load that min serves well
- *    within the SLO would otherwise wind K down to c_q/8, and the load
- *    above it, which reads the same knot, would start far short of its
- *    need.  K is learnt per load: the model's error is not the same at every
- *    load, and a single K learnt at light load is short when the load
- *    rises until the loop has climbed back, seconds of misses
- *    (evaluation.rst), so log2(K) is kept at SG_K_KNOTS knots of u = L /
- *    cpuinfo max (0, 1/4 .. 1) and read linearly between the two around
- *    the slot's u; a step moves those two knots, in proportion to their
- *    weights, so that K at u moves by the step.  A load the target never
- *    ran at keeps the model's c_q; a load change reads the K learnt there
- *    at once.  K is the workload's, not the slot's: it is kept per target
- *    and SLO (sg_obs_k_keep()) across the restarts of the target's slots
- *    (a governor switch, suspend or CPU hotplug restarts the governor,
- *    which clears them), so that a restart does not learn it again from
- *    c_q; a restarted slot starts a horizon, so that K first moves on a
- *    tail of requests served after the restart, not by another governor.
- *    A new SLO or an exited target starts from c_q.
+ *    with lat_q the percentile over the target's recent requests (the BPF
+ *    side's recent histogram: at most the last SLACKGOV_LAT_RECENT_REQS =
+ *    2000 requests, none older than SLACKGOV_LAT_RECENT_MS = 2 s) and
+ *    share the window's part of that horizon: the larger of nr_lat / 2000
+ *    and len / 2 s.  Over one horizon a tail twice the budget raises K by
+ *    2^(gain/1000), at 80 req/s as at 2000 req/s: the loop settles within
+ *    a few seconds whatever the rate.  The fixed point is lat_q == T whatever the
+ *    model's error; the model gives the fast, proportional response to a
+ *    load change.  K stays within c_q/8 .. 8 c_q (a model off by more is
+ *    not a model), and it does not rise on a window that ran below 4/5 of
+ *    the model's f_need (the policy held at its max, or still coming down):
+ *    raising K cannot help there, and a K wound up during a host stall
+ *    would hold the policy at max long after it.  K is learnt per load: the
+ *    model's error is not the same at every load, and a single K learnt at
+ *    light load is short when the load rises until the loop has climbed
+ *    back, seconds of misses (evaluation.rst), so log2(K) is kept at
+ *    SG_K_KNOTS knots of u = L / cpuinfo max (0, 1/4 .. 1) and read
+ *    linearly between the two around the slot's u; a step moves those two
+ *    knots, in proportion to their weights, so that K at u moves by the
+ *    step.  A load the target never ran at keeps the model's c_q; a load
+ *    change reads the K learnt there at once.  K is the workload's, not
+ *    the slot's: it is kept per target and SLO (sg_obs_k_keep()) across the
+ *    restarts of the target's slots (a governor switch, suspend or CPU
+ *    hotplug restarts the governor, which clears them), so that a restart
+ *    does not learn it again from c_q; a slot that takes a kept K holds it
+ *    for one horizon, whose tail is of requests served before the restart,
+ *    by another governor.  A new SLO or an exited target starts from c_q.
+ *    The default gain 500 settles in about two horizons without
+ *    overshooting the budget by more than ~10 % against the lag of lat_q
+ *    (selftests/governor/unit's closed loops).
  *    f_need is at least L * 1000 / SG_SLO_RHO_MAX (900): the law never
  *    plans the server more than 90 % busy, where its queue (9 service
  *    times on average in M/M/1) grows faster than windows can show it.
@@ -287,15 +269,15 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_REQ_ONE		256
 /* Step 1: the work rate is filtered over about this many requests. */
 #define SG_LOAD_REQS		64
-/* Step 2: the outer loop moves once per horizon of lat_q (uapi header). */
+/* Step 2: the outer loop's step is spread over lat_q's horizon (uapi header). */
 #define SG_SLO_HORIZON		SLACKGOV_LAT_RECENT_REQS
 #define SG_SLO_TAU_US		(SLACKGOV_LAT_RECENT_MS * USEC_PER_MSEC)
+/* Step 2: a window's share of the horizon, 1/65536 units. */
+#define SG_SLO_SHARE_ONE	65536
 /* Step 2: K within c_q / 2^3 .. c_q * 2^3 (log2 units of 1/65536). */
 #define SG_K_LOG_ONE		65536
 #define SG_K_LOG_RANGE		(3 * SG_K_LOG_ONE)
-/* Step 2: one horizon moves K by at most a factor of 2. */
-#define SG_K_STEP_MAX		SG_K_LOG_ONE
-/* Step 2: K does not move toward a need 5/4 off the horizon's mean frequency. */
+/* Step 2: K does not rise while f_need exceeds f_w by more than 5/4. */
 #define SG_SLO_WIND_NUM		5
 #define SG_SLO_WIND_DEN		4
 /* Step 2: highest busy share the SLO law plans for, thousandths. */
@@ -492,60 +474,6 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 
 /* ---- step 1: per-target filters --------------------------------------------- */
 
-/* Step 2: a new horizon of the outer loop starts at @start. */
-static void sg_k_span(struct sg_obs *o, u64 start)
-{
-	o->k_span_ns = start;
-	o->k_span_req = 0;
-	o->k_span_fus = 0;
-	o->k_span_us = 0;
-}
-
-/*
- * Step 2: the outer loop, on a window of @len ns with timed requests.  K
- * moves once per horizon of lat_q, when every request lat_q holds was served
- * since the last move: slo_gain / 1000 * log2(lat_q / T), at most a doubling.
- */
-static void sg_k_learn(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u64 len,
-		       u32 f_khz, u32 slo_margin, u32 slo_gain)
-{
-	const u64 tau_ns = (u64)SG_SLO_TAU_US * NSEC_PER_USEC;
-	u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, slo_margin));
-	u64 f_mean, need;
-	s64 err, step;
-
-	/* a spell without requests: lat_q holds none of those counted */
-	if (now - o->k_lat_ns >= tau_ns)
-		sg_k_span(o, now - min(len, now));
-	o->k_lat_ns = now;
-	/* a window that began before the horizon did (a restart) is not in it */
-	if (now - min(len, now) >= o->k_span_ns) {
-		u32 len_us = min_t(u64, div_u64(len, NSEC_PER_USEC), SG_SLO_TAU_US);
-
-		o->k_span_req = min_t(u32, o->k_span_req + s->nr_lat, SG_SLO_HORIZON);
-		o->k_span_fus += (u64)f_khz * len_us;
-		o->k_span_us = min_t(u32, o->k_span_us + len_us, U32_MAX / 2);
-	}
-	if (now - o->k_span_ns < tau_ns && o->k_span_req < SG_SLO_HORIZON)
-		return;
-	f_mean = o->k_span_us ? div_u64(o->k_span_fus, o->k_span_us) : f_khz;
-	sg_k_span(o, now);
-	err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
-	/* anti-windup: a horizon that ran well below the model's need (the
-	 * policy at its max, or limited) or well above it (at its min, or draining a
-	 * boost) says nothing of K; its mean frequency, not its last
-	 * window's: the ladder runs the P-state below f_need for some of the
-	 * windows */
-	need = sg_slo_need(o, t);
-	if (err > 0 && need * SG_SLO_WIND_DEN > f_mean * SG_SLO_WIND_NUM)
-		return;
-	if (err < 0 && f_mean * SG_SLO_WIND_DEN > need * SG_SLO_WIND_NUM)
-		return;
-	step = div_s64(err * (SG_K_LOG_ONE / 1024) * slo_gain, SLACKGOV_ONE);
-	sg_k_step(o, clamp_t(s64, step, -SG_K_STEP_MAX, SG_K_STEP_MAX),
-		  sg_slo_k_log0(s->slo_q));
-}
-
 /**
  * sg_obs_update - take window @s of its target into slot @o (step 1, and
  * step 2's outer loop)
@@ -590,8 +518,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		o->work_len = len_us;
 		o->work_f = 0;
 		o->slo_us = 0;		/* K starts again below */
-		o->k_lat_ns = now;
-		sg_k_span(o, now);
+		o->k_hold_ns = 0;
 	} else {
 		/* the work's sums forget with tau SG_WORK_TAU_US */
 		u32 d = div_u64((u64)SG_WORK_TAU_US << 10, SG_WORK_TAU_US + len_us);
@@ -612,12 +539,27 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	o->k_pos = min_t(u64, div64_u64((u64)o->load_f * (SG_K_KNOTS - 1) * SG_K_POS_ONE,
 					max(f_max, 1U)),
 			 (SG_K_KNOTS - 1) * SG_K_POS_ONE);
-	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q) {
+	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q)
 		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
-		sg_k_span(o, now);
+	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us &&
+	    !(o->k_hold_ns && now - o->k_hold_ns < (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
+		u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, slo_margin));
+		s32 k0 = sg_slo_k_log0(s->slo_q);
+		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
+		/* anti-windup: a window that ran well below the model's need (the
+		 * policy at its max, or still coming down) says nothing of K */
+		bool wound = err > 0 && sg_slo_need(o, t) * SG_SLO_WIND_DEN >
+					(u64)f_khz * SG_SLO_WIND_NUM;
+		u64 share = max_t(u64, div_u64((u64)min_t(u32, s->nr_lat, SG_SLO_HORIZON) *
+					       SG_SLO_SHARE_ONE, SG_SLO_HORIZON),
+				  div_u64((u64)min_t(u32, len_us, SG_SLO_TAU_US) *
+					  SG_SLO_SHARE_ONE, SG_SLO_TAU_US));
+		s64 step = div_s64(err * (SG_K_LOG_ONE / 1024) * slo_gain * (s64)share,
+				   (s64)SLACKGOV_ONE * SG_SLO_SHARE_ONE);
+
+		if (!wound)
+			sg_k_step(o, step, k0);
 	}
-	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us)
-		sg_k_learn(o, s, now, len, f_khz, slo_margin, slo_gain);
 	o->target = s->target;
 	o->flags = s->flags;
 	o->seq = s->seq;
@@ -659,8 +601,10 @@ void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		m->slo_us = 0;
 		return;
 	}
-	if (restarted && m->slo_us == s->slo_us && m->slo_q == s->slo_q)
+	if (restarted && m->slo_us == s->slo_us && m->slo_q == s->slo_q) {
 		memcpy(o->k_log, m->k_log, sizeof(o->k_log));
+		o->k_hold_ns = now;
+	}
 	m->slo_us = s->slo_us;
 	m->slo_q = s->slo_q;
 	memcpy(m->k_log, o->k_log, sizeof(m->k_log));

@@ -110,11 +110,8 @@ struct sg_limits {
  *		1/65536 units
  * @k_pos:	the slot's load on the knots' scale: load_f / cpuinfo max
  *		times SG_K_KNOTS - 1, 1/SG_K_POS_ONE units
- * @k_span_ns:	start of the outer loop's current horizon (step 2)
- * @k_lat_ns:	the slot's latest window with timed requests
- * @k_span_req:	requests timed since @k_span_ns
- * @k_span_fus, @k_span_us: sum of f_w * len (kHz * us) and of len (us) of
- *		the windows with timed requests since @k_span_ns
+ * @k_hold_ns:	K recalled from before a restart at this time: it holds for
+ *		one tail horizon (0: not held)
  */
 struct sg_obs {
 	u64	stamp_ns;
@@ -134,9 +131,7 @@ struct sg_obs {
 	u64	work_cyc, work_req, work_len;
 	s32	k_log[SG_K_KNOTS];
 	u32	k_pos;
-	u64	k_span_ns, k_lat_ns;
-	u64	k_span_fus;
-	u32	k_span_us, k_span_req;
+	u64	k_hold_ns;
 };
 
 /**

@@ -170,7 +170,7 @@ static inline __u64 slackgov_lat_lo(__u32 b)
 	X(idle_latency_us,	20,	0,	100000,		US)		\
 	X(ff_gain,		0,	0,	10000,		GAIN)		\
 	X(slo_margin,		200,	0,	SLACKGOV_MARGIN_MAX, PERMILLE)	\
-	X(slo_gain,		1000,	0,	4000,		GAIN)
+	X(slo_gain,		500,	0,	4000,		GAIN)
 
 /*
  * A percentile read from a histogram, linear inside its bucket, so that it is
