@@ -63,8 +63,8 @@ CELL_LEN="${STEP_S} s per cell (up to $((STEP_S * 2)) s to time $MIN_REQS reques
 # every cell first runs WARMUP_S at its rate, unmeasured, on the same
 # connections as the measured run (sgclient --warmup), which starts with no
 # gap: the matrix compares steady states (a governor's reaction to a change
-# is the bursty runs' subject); 3 s takes the slack law's outer loop past
-# its first move, at the end of a 2 s horizon (kmod/control.c).  A fixed
+# is the bursty runs' subject); 3 s is the slack law's outer loop settling
+# (about two of its 2 s horizons, kmod/control.c).  A fixed
 # frequency gets the same: the counters start LR_MARK_LEAD
 # before the measured run, and a shorter warm-up put the start's queue into
 # its server-side p99 (evaluation.rst), so every cell's counters start alike.
