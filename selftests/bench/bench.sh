@@ -64,10 +64,10 @@ CELL_LEN="${STEP_S} s per cell (up to $((STEP_S * 2)) s to time $MIN_REQS reques
 # connections as the measured run (sgclient --warmup), which starts with no
 # gap: the matrix compares steady states (a governor's reaction to a change
 # is the bursty runs' subject); 3 s is the slack law's outer loop settling
-# (about two of its 2 s horizons, kmod/control.c).  A fixed
-# frequency gets the same: the counters start LR_MARK_LEAD
-# before the measured run, and a shorter warm-up put the start's queue into
-# its server-side p99 (evaluation.rst), so every cell's counters start alike.
+# (about two of its 2 s horizons, kmod/control.c).  A fixed frequency gets
+# the same: the counters start LR_MARK_LEAD before the measured run, and a
+# shorter warm-up put the start's queue into its server-side p99
+# (evaluation.rst), so every cell's counters start alike.
 WARMUP_S=${BENCH_WARMUP_S:-3}
 LOADS=${BENCH_LOADS:-"10 30 50 70 90"}
 # the governors the goal reads; another (BENCH_GOVS="... ondemand") adds a
@@ -128,8 +128,8 @@ median_of() {
 # client's p99 and slackgov's at one operating point would give (slackctl
 # target add --slo-margin).  The margin is for the time the server cannot
 # see (its answer's way back, the client's wake-up) and for the law's own
-# error (it holds the percentile of the last 1-2 s at its aim, kmod/control.c
-# step 2, and a cell's p99 of 8-16 s moves around that).  The time unseen is about a constant at one frequency, not a
+# error (its outer loop overshoots its aim by up to ~10 %, kmod/control.c
+# step 2).  The time unseen is about a constant at one frequency, not a
 # share, but it is not the same at every frequency: memcached's, whose
 # answer is 13 kB, was 4.7-4.8 ms at fmax and 1.6-2.5 ms at the fixed
 # frequencies just meeting its SLO (run U, evaluation.rst); sgserver's
