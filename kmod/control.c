@@ -94,10 +94,16 @@
  *    not a model), and it does not rise on a window that ran below 4/5 of
  *    the model's f_need (the policy held at its max, or still coming down):
  *    raising K cannot help there, and a K wound up during a host stall
- *    would hold the policy at max long after it.  K is learnt per load: the
- *    model's error is not the same at every load, and a single K learnt at
- *    light load is short when the load rises until the loop has climbed
- *    back, seconds of misses (evaluation.rst), so log2(K) is kept at
+ *    would hold the policy at max long after it.  Nor does it fall on a
+ *    window whose f_need is at or under the policy's min (its
+ *    ``scaling_min_freq``): the policy runs min whatever K, and a light
+ *    load that min serves within the budget would wind K down to c_q/8
+ *    for as long as it lasts, while the load above it reads the same knot
+ *    and starts far short of its need (seconds over the SLO).  K is
+ *    learnt per load: the model's error is not the same at every load,
+ *    and a single K learnt at light load is short when the load rises
+ *    until the loop has climbed back, seconds of misses
+ *    (evaluation.rst), so log2(K) is kept at
  *    SG_K_KNOTS knots of u = L / cpuinfo max (0, 1/4 .. 1) and read
  *    linearly between the two around the slot's u; a step moves those two
  *    knots, in proportion to their weights, so that K at u moves by the
@@ -481,6 +487,7 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
  * @s:		the sample, validated (kfunc.c)
  * @now:	ktime_get_ns()
  * @f_khz:	the policy's frequency when the window was reported
+ * @f_min:	the policy's min, kHz (K does not fall where f_need is under it)
  * @f_max:	the policy's cpuinfo max, kHz (K's load scale)
  * @slo_margin, @slo_gain: the knobs
  *
@@ -489,7 +496,7 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
  * another target's, or one not seen for the reset age).
  */
 bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
-		   u32 f_max, u32 slo_margin, u32 slo_gain)
+		   u32 f_min, u32 f_max, u32 slo_margin, u32 slo_gain)
 {
 	bool idle = s->flags & SLACKGOV_SAMPLE_IDLE;
 	u32 slack = idle ? SLACKGOV_ONE : s->slack;
@@ -546,10 +553,12 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, slo_margin));
 		s32 k0 = sg_slo_k_log0(s->slo_q);
 		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
+		u64 need = sg_slo_need(o, t);
 		/* anti-windup: a window that ran well below the model's need (the
-		 * policy at its max, or still coming down) says nothing of K */
-		bool wound = err > 0 && sg_slo_need(o, t) * SG_SLO_WIND_DEN >
-					(u64)f_khz * SG_SLO_WIND_NUM;
+		 * policy at its max, or still coming down) says nothing of K, nor
+		 * does a short tail where the need is at the policy's min */
+		bool wound = (err > 0 && need * SG_SLO_WIND_DEN > (u64)f_khz * SG_SLO_WIND_NUM) ||
+			     (err < 0 && need <= f_min);
 		u64 share = max_t(u64, div_u64((u64)min_t(u32, s->nr_lat, SG_SLO_HORIZON) *
 					       SG_SLO_SHARE_ONE, SG_SLO_HORIZON),
 				  div_u64((u64)min_t(u32, len_us, SG_SLO_TAU_US) *

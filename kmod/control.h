@@ -251,7 +251,7 @@ struct sg_signal {
 #define SG_SAFE_HOLD_MS		5000
 
 bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
-		   u32 f_max, u32 slo_margin, u32 slo_gain);
+		   u32 f_min, u32 f_max, u32 slo_margin, u32 slo_gain);
 s32 sg_obs_k_log(const struct sg_obs *o);
 void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		   bool restarted, struct sg_k_mem *m);

@@ -69,7 +69,8 @@ static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample
 		if (!victim || o->stamp_ns < victim->stamp_ns)
 			victim = o;
 	}
-	restarted = sg_obs_update(victim, s, now, f_khz, sp->policy->cpuinfo.max_freq,
+	restarted = sg_obs_update(victim, s, now, f_khz, READ_ONCE(sp->policy->min),
+				  sp->policy->cpuinfo.max_freq,
 				  READ_ONCE(t->slo_margin), READ_ONCE(t->slo_gain));
 	raw_spin_lock(&sg_k_lock);
 	sg_obs_k_keep(victim, s, now, restarted, &sg_k_mem[s->target]);
