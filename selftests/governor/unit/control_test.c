@@ -276,11 +276,9 @@ static void test_k_load(void)
 	struct slackgov_sample s = slo_sample(1, 100, 100, 2000, 800, 10, 20);
 	s32 k0 = sg_slo_k_log0(9900), klo;
 	struct sg_obs o = {};
-	u64 now = 1000 * MS;
-	int i;
-
 	u32 t = sg_slo_budget_us(2000, UT_MARGIN);
-	u64 need, need0;
+	u64 now = 1000 * MS, need, need0;
+	int i;
 
 	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 0, FMAX, UT_MARGIN, 500);
 	need0 = sg_slo_need(&o, t);	/* the model's need, K about c_q */
