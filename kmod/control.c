@@ -486,18 +486,19 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
  * @o:		the slot: the target's, else one to reuse
  * @s:		the sample, validated (kfunc.c)
  * @now:	ktime_get_ns()
- * @f_khz:	the policy's frequency when the window was reported
- * @f_min:	the policy's min, kHz (K does not fall where f_need is under it)
- * @f_max:	the policy's cpuinfo max, kHz (K's load scale)
- * @slo_margin, @slo_gain: the knobs
+ * @lim:	the policy when the window was reported: @lim->cur is the
+ *		frequency the window's work is counted at, K does not fall
+ *		where f_need is under @lim->min, @lim->hw_max is K's load scale
+ * @p:		the knobs (``slo_margin``, ``slo_gain``)
  *
  * Context: any; the caller holds the slot's lock.
  * Return: true when the slot started again from this window (a new slot,
  * another target's, or one not seen for the reset age).
  */
-bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
-		   u32 f_min, u32 f_max, u32 slo_margin, u32 slo_gain)
+bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
+		   const struct sg_limits *lim, const struct sg_law_params *p)
 {
+	u32 f_khz = min(lim->cur, SG_KHZ_MAX);
 	bool idle = s->flags & SLACKGOV_SAMPLE_IDLE;
 	u32 slack = idle ? SLACKGOV_ONE : s->slack;
 	u64 len = clamp_t(u64, s->len_ns, 1, SG_SLACK_LEN_MAX_NS);
@@ -506,7 +507,6 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 	u64 load, cyc, req, tau;
 	bool fresh;
 
-	f_khz = min(f_khz, SG_KHZ_MAX);
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
 		ncpu += hweight64(s->cpus[i]);
 	util = min_t(u32, s->util, SLACKGOV_ONE * SLACKGOV_MAX_CPUS);
@@ -544,13 +544,13 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		o->work_f = div64_u64(o->work_cyc * SG_REQ_ONE, o->work_req);
 	/* step 2: K's knots around the load; a new SLO restarts K from c_q */
 	o->k_pos = min_t(u64, div64_u64((u64)o->load_f * (SG_K_KNOTS - 1) * SG_K_POS_ONE,
-					max(f_max, 1U)),
+					max(lim->hw_max, 1U)),
 			 (SG_K_KNOTS - 1) * SG_K_POS_ONE);
 	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q)
 		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
 	if (s->slo_us && !idle && s->nr_lat && s->lat_q_us &&
 	    !(o->k_hold_ns && now - o->k_hold_ns < (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
-		u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, slo_margin));
+		u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, p->slo_margin));
 		s32 k0 = sg_slo_k_log0(s->slo_q);
 		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
 		u64 need = sg_slo_need(o, t);
@@ -558,12 +558,12 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u
 		 * policy at its max, or still coming down) says nothing of K, nor
 		 * does a short tail where the need is at the policy's min */
 		bool wound = (err > 0 && need * SG_SLO_WIND_DEN > (u64)f_khz * SG_SLO_WIND_NUM) ||
-			     (err < 0 && need <= f_min);
+			     (err < 0 && need <= lim->min);
 		u64 share = max_t(u64, div_u64((u64)min_t(u32, s->nr_lat, SG_SLO_HORIZON) *
 					       SG_SLO_SHARE_ONE, SG_SLO_HORIZON),
 				  div_u64((u64)min_t(u32, len_us, SG_SLO_TAU_US) *
 					  SG_SLO_SHARE_ONE, SG_SLO_TAU_US));
-		s64 step = div_s64(err * (SG_K_LOG_ONE / 1024) * slo_gain * (s64)share,
+		s64 step = div_s64(err * (SG_K_LOG_ONE / 1024) * p->slo_gain * (s64)share,
 				   (s64)SLACKGOV_ONE * SG_SLO_SHARE_ONE);
 
 		if (!wound)

@@ -70,10 +70,11 @@ struct sg_law_params {
  * struct sg_limits - what the law needs of the cpufreq policy, kHz
  * @min, @max:	the policy's current limits
  * @span:	cpuinfo.max_freq - cpuinfo.min_freq (at least 1)
+ * @hw_max:	cpuinfo.max_freq (step 2: the scale of K's load knots)
  * @cur:	the frequency the policy runs at
  */
 struct sg_limits {
-	u32	min, max, span, cur;
+	u32	min, max, span, hw_max, cur;
 };
 
 /*
@@ -250,8 +251,8 @@ struct sg_signal {
 /* After the stale timeout, the safe frequency is held this long (step 5). */
 #define SG_SAFE_HOLD_MS		5000
 
-bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
-		   u32 f_min, u32 f_max, u32 slo_margin, u32 slo_gain);
+bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
+		   const struct sg_limits *lim, const struct sg_law_params *p);
 s32 sg_obs_k_log(const struct sg_obs *o);
 void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		   bool restarted, struct sg_k_mem *m);

@@ -71,7 +71,7 @@ static u64 sg_earliest(u64 a, u64 b)
 }
 
 /* A snapshot of the knobs the control law reads (atomic context: READ_ONCE). */
-static void sg_params(const struct sg_tunables *t, struct sg_law_params *p)
+void sg_params(const struct sg_tunables *t, struct sg_law_params *p)
 {
 	p->setpoint = READ_ONCE(t->setpoint);
 	p->kp = READ_ONCE(t->kp);
@@ -86,14 +86,16 @@ static void sg_params(const struct sg_tunables *t, struct sg_law_params *p)
 	p->stale_ns = sg_stale_ns(t);
 }
 
-static void sg_limits_of(const struct cpufreq_policy *policy, struct sg_limits *lim)
+/* What the law needs of @policy, whose limits may change under it (READ_ONCE). */
+void sg_limits_of(const struct cpufreq_policy *policy, struct sg_limits *lim)
 {
-	lim->min = policy->min;
-	lim->max = policy->max;
-	lim->cur = policy->cur;
-	lim->span = policy->cpuinfo.max_freq > policy->cpuinfo.min_freq ?
-		    policy->cpuinfo.max_freq - policy->cpuinfo.min_freq :
-		    max(policy->cpuinfo.max_freq, 1U);
+	u32 hw_min = policy->cpuinfo.min_freq, hw_max = policy->cpuinfo.max_freq;
+
+	lim->min = READ_ONCE(policy->min);
+	lim->max = READ_ONCE(policy->max);
+	lim->cur = READ_ONCE(policy->cur);
+	lim->hw_max = hw_max;
+	lim->span = hw_max > hw_min ? hw_max - hw_min : max(hw_max, 1U);
 }
 
 /*

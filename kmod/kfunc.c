@@ -52,13 +52,15 @@ static DEFINE_RAW_SPINLOCK(sg_k_lock);
 static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample *s, u64 now)
 {
 	struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);
-	const struct sg_tunables *t = sp->tunables;
-	u32 f_khz = READ_ONCE(sp->policy->cur);
 	struct sg_obs *o, *victim = NULL;
+	struct sg_law_params p;
+	struct sg_limits lim;
 	unsigned long flags;
 	bool restarted;
 	int i;
 
+	sg_params(sp->tunables, &p);
+	sg_limits_of(sp->policy, &lim);
 	raw_spin_lock_irqsave(&c->lock, flags);
 	for (i = 0; i < SG_CPU_SLOTS; i++) {
 		o = &c->obs[i];
@@ -69,9 +71,7 @@ static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample
 		if (!victim || o->stamp_ns < victim->stamp_ns)
 			victim = o;
 	}
-	restarted = sg_obs_update(victim, s, now, f_khz, READ_ONCE(sp->policy->min),
-				  sp->policy->cpuinfo.max_freq,
-				  READ_ONCE(t->slo_margin), READ_ONCE(t->slo_gain));
+	restarted = sg_obs_update(victim, s, now, &lim, &p);
 	raw_spin_lock(&sg_k_lock);
 	sg_obs_k_keep(victim, s, now, restarted, &sg_k_mem[s->target]);
 	raw_spin_unlock(&sg_k_lock);

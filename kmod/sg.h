@@ -137,6 +137,8 @@ int sg_kfunc_init(void);
 int sg_governor_init(void);
 void sg_governor_exit(void);
 void sg_policy_kick(struct sg_policy *sp);
+void sg_params(const struct sg_tunables *t, struct sg_law_params *p);
+void sg_limits_of(const struct cpufreq_policy *policy, struct sg_limits *lim);
 
 /* sysfs.c */
 struct sg_tunables *sg_tunables_alloc(struct cpufreq_policy *policy);

@@ -45,7 +45,27 @@ static struct sg_law_params P = {
 	.slo_margin = UT_MARGIN, .slo_gain = KD.slo_gain, .safe_khz = KD.safe_khz,
 	.stale_ns = KD.stale_ms * MS,
 };
-static struct sg_limits LIM = { .min = FMIN, .max = FMAX, .span = FMAX - FMIN, .cur = FMAX };
+static struct sg_limits LIM = {
+	.min = FMIN, .max = FMAX, .span = FMAX - FMIN, .hw_max = FMAX, .cur = FMAX,
+};
+
+/* sg_obs_update() of a window that ran at @f_khz on a policy whose min is
+ * @f_min, with the knobs @p */
+static bool obs_p(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz,
+		  u32 f_min, const struct sg_law_params *p)
+{
+	struct sg_limits lim = LIM;
+
+	lim.cur = f_khz;
+	lim.min = f_min;
+	return sg_obs_update(o, s, now, &lim, p);
+}
+
+/* the same with the unit's knobs P */
+static bool obs(struct sg_obs *o, const struct slackgov_sample *s, u64 now, u32 f_khz, u32 f_min)
+{
+	return obs_p(o, s, now, f_khz, f_min, &P);
+}
 
 static struct slackgov_sample sample(u32 target, u32 slack)
 {
@@ -118,25 +138,25 @@ static void test_filter(void)
 	u64 now = 1000 * MS;
 	int i;
 
-	sg_obs_update(&o, &s, now, 1000000, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now, 1000000, FMIN);
 	CHECK(o.slack_f == 800 && o.load_f == 200000, "first window: slack_f %u, load %u kHz",
 	      o.slack_f, o.load_f);
 	s.slack = 200;
-	sg_obs_update(&o, &s, now += 10 * MS, 1000000, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, 1000000, FMIN);
 	CHECK(abs((int)o.slack_f - 680) <= 1, "one window of 10 ms moves slack_f 1/5 of the way (%u)",
 	      o.slack_f);
 	for (i = 0; i < 200; i++)
-		sg_obs_update(&o, &s, now += 10 * MS, 1000000, FMIN, FMAX, UT_MARGIN, 500);
+		obs(&o, &s, now += 10 * MS, 1000000, FMIN);
 	CHECK(o.slack_f == 200, "a steady input is reached exactly (%u)", o.slack_f);
 	s.flags = SLACKGOV_SAMPLE_IDLE;
 	s.slack = 0;
-	sg_obs_update(&o, &s, now += 10 * MS, 1000000, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, 1000000, FMIN);
 	CHECK(o.slack == 1000 && o.nr_lat == 0, "an IDLE window counts as slack 1000, no latency");
 	s = sample(4, 100);
-	sg_obs_update(&o, &s, now += 10 * MS, 1000000, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, 1000000, FMIN);
 	CHECK(o.target == 4 && o.slack_f == 100, "another target restarts the slot's filters");
 	s = sample(4, 900);
-	sg_obs_update(&o, &s, now += 500 * MS, 1000000, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 500 * MS, 1000000, FMIN);
 	CHECK(o.slack_f == 900, "a slot older than 10 tau restarts from its window");
 }
 
@@ -164,13 +184,15 @@ static struct slackgov_sample slo_sample(u32 target, u32 rho, u32 svc, u32 slo, 
 static void test_slo_arith(void)
 {
 	struct slackgov_sample s = slo_sample(1, 500, 100, 2000, 1600, 10, 20);
+	struct sg_law_params fast = P;
 	struct sg_obs o = {};
 	double k, want;
 	u64 need;
 	s32 k0;
 
+	fast.slo_gain = 4000;
 	/* f_w 2.4 GHz, half busy: L = 1.2 GHz; W = 100 us * 2.4 GHz; T = 1600 us */
-	sg_obs_update(&o, &s, 1000 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, 1000 * MS, FMAX, FMIN);
 	k0 = sg_slo_k_log0(9900);
 	CHECK(sg_obs_k_log(&o) == k0, "K starts at c_q when lat_q == T (no step)");
 	need = sg_slo_need(&o, sg_slo_budget_us(2000, 200));
@@ -186,48 +208,48 @@ static void test_slo_arith(void)
 	/* the outer loop: a tail twice the budget, H requests: K x 2^(gain/1000) */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 500, 100, 2000, 3200, 10, SG_SLO_HORIZON);
-	sg_obs_update(&o, &s, 1000 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, 1000 * MS, FMAX, FMIN);
 	CHECK(abs(sg_obs_k_log(&o) - k0 - SG_K_LOG_ONE / 2) < 700,
 	      "H requests at 2x the budget raise log2 K by gain = 0.5 (%.3f)",
 	      (sg_obs_k_log(&o) - k0) / 65536.0);
 	s.nr_lat = SG_SLO_HORIZON * 10;
 	s.seq++;
-	sg_obs_update(&o, &s, 1010 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, 1010 * MS, FMAX, FMIN);
 	CHECK(abs(sg_obs_k_log(&o) - k0 - SG_K_LOG_ONE) < 1400,
 	      "a window beyond H requests steps as H requests (%.3f)", (sg_obs_k_log(&o) - k0) / 65536.0);
 	s.nr_lat = 20;
 	s.lat_q_us = 800;
 	for (int j = 0; j < SG_K_KNOTS; j++)
 		o.k_log[j] = k0;
-	sg_obs_update(&o, &s, 1020 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, 1020 * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) < k0 && k0 - sg_obs_k_log(&o) < SG_K_LOG_ONE / 100,
 	      "a tail under the budget lowers K, by 20/H of a full step");
 	s.lat_q_us = SLACKGOV_LAT_MAX_US;
 	s.nr_lat = SG_SLO_HORIZON;
 	for (int i = 0; i < 100; i++)
-		sg_obs_update(&o, &s, (1030 + 10 * i) * MS, FMAX, FMIN, FMAX, 200, 4000);
+		obs_p(&o, &s, (1030 + 10 * i) * MS, FMAX, FMIN, &fast);	/* gain 4000 */
 	CHECK(sg_obs_k_log(&o) == k0 + SG_K_LOG_RANGE, "K stays at most 8 c_q");
 	/* anti-windup: at max and far below the model's need, K does not rise */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 900, 1000, 2000, 20000, 10, 10);
 	for (int i = 0; i < 100; i++)
-		sg_obs_update(&o, &s, (3000 + 10 * i) * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+		obs(&o, &s, (3000 + 10 * i) * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) == k0 && sg_slo_need(&o, 1600) > FMAX * 5 / 4,
 	      "tail 12x the budget at max, need %llu kHz > 5/4 max: K does not wind up",
 	      (unsigned long long)sg_slo_need(&o, 1600));
 	s.slo_us = 3000;
 	s.lat_q_us = 0;		/* no tail measured yet: no step */
-	sg_obs_update(&o, &s, 2100 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, 2100 * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) == k0, "a new SLO restarts K from c_q");
 	s.slo_q = 9990;
-	sg_obs_update(&o, &s, 2110 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, 2110 * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) == sg_slo_k_log0(9990), "a new percentile restarts K from its c_q");
 }
 
 /* kfunc.c's sg_store() for one slot: the window, then the K memory */
 static bool store(struct sg_obs *o, const struct slackgov_sample *s, u64 now, struct sg_k_mem *m)
 {
-	bool restarted = sg_obs_update(o, s, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	bool restarted = obs(o, s, now, FMAX, FMIN);
 
 	sg_obs_k_keep(o, s, now, restarted, m);
 	return restarted;
@@ -256,7 +278,7 @@ static void test_k_keep(void)
 	for (i = 0; i < 190; i++)	/* 1.9 s of a tail half the budget */
 		store(&o, &s, now + (i + 1) * 10 * MS, &m);
 	CHECK(sg_obs_k_log(&o) == k1, "... and holds it for the first horizon (the tail is from before)");
-	sg_obs_update(&o, &s, now + 2010 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now + 2010 * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) < k1, "... then learns again");
 	o = (struct sg_obs){};
 	s.slo_us = 4000;
@@ -280,17 +302,17 @@ static void test_k_load(void)
 	u64 now = 1000 * MS, need, need0;
 	int i;
 
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, 0, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, 0);
 	need0 = sg_slo_need(&o, t);	/* the model's need, K about c_q */
 	klo = sg_obs_k_log(&o);
 	/* 10 s at 10 % load, the tail half the budget, on a policy whose min
 	 * is above that need */
 	for (i = 0; i < 1000; i++)
-		sg_obs_update(&o, &s, now += 10 * MS, FMAX, need0 * 11 / 10, FMAX, UT_MARGIN, 500);
+		obs(&o, &s, now += 10 * MS, FMAX, need0 * 11 / 10);
 	CHECK(sg_obs_k_log(&o) == klo, "a tail under the budget where f_need is under the policy's min leaves K (%.2f)",
 	      (sg_obs_k_log(&o) - klo) / 65536.0);
 	for (i = 0; i < 1000; i++)	/* a min under it: K falls until f_need is there */
-		sg_obs_update(&o, &s, now += 10 * MS, FMAX, need0 * 3 / 4, FMAX, UT_MARGIN, 500);
+		obs(&o, &s, now += 10 * MS, FMAX, need0 * 3 / 4);
 	need = sg_slo_need(&o, t);
 	CHECK(sg_obs_k_log(&o) < k0 && need <= need0 * 3 / 4 && need > need0 * 3 / 4 * 98 / 100,
 	      "... and lowers it only until f_need meets the min (%.2f, %llu kHz for a min of %llu)",
@@ -298,24 +320,24 @@ static void test_k_load(void)
 	      (unsigned long long)(need0 * 3 / 4));
 	o = (struct sg_obs){};
 	for (i = 0; i < 1000; i++)	/* min 0: K is free to fall */
-		sg_obs_update(&o, &s, now += 10 * MS, FMAX, 0, FMAX, UT_MARGIN, 500);
+		obs(&o, &s, now += 10 * MS, FMAX, 0);
 	klo = sg_obs_k_log(&o);
 	CHECK(klo < k0 - SG_K_LOG_ONE / 2, "a tail under the budget at 10 %% load lowers K there (%.2f)",
 	      (klo - k0) / 65536.0);
 	s = slo_sample(1, 900, 100, 2000, 1600, 10, 180);	/* 90 %, at the budget: no step */
 	for (i = 0; i < 300; i++)
-		sg_obs_update(&o, &s, now += 10 * MS, FMAX, 0, FMAX, UT_MARGIN, 500);
+		obs(&o, &s, now += 10 * MS, FMAX, 0);
 	CHECK(o.k_pos > 3 * SG_K_POS_ONE && sg_obs_k_log(&o) == k0,
 	      "at 90 %% load K is still c_q: what was learnt at 10 %% does not carry (%.2f)",
 	      (sg_obs_k_log(&o) - k0) / 65536.0);
 	s = slo_sample(1, 100, 100, 2000, 1600, 10, 20);
 	for (i = 0; i < 300; i++)
-		sg_obs_update(&o, &s, now += 10 * MS, FMAX, 0, FMAX, UT_MARGIN, 500);
+		obs(&o, &s, now += 10 * MS, FMAX, 0);
 	CHECK(sg_obs_k_log(&o) == klo, "back at 10 %% load, K is what was learnt there");
 	/* a step between two knots moves K at that load by the step */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 375, 100, 2000, 3200, 10, SG_SLO_HORIZON);
-	sg_obs_update(&o, &s, 1000 * MS, FMAX, 0, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, 1000 * MS, FMAX, 0);
 	CHECK(o.k_pos == 3 * SG_K_POS_ONE / 2 &&
 	      abs(sg_obs_k_log(&o) - k0 - SG_K_LOG_ONE / 2) < 700 &&
 	      o.k_log[1] > k0 && o.k_log[2] > k0 && o.k_log[0] == k0 && o.k_log[3] == k0,
@@ -333,7 +355,7 @@ static void test_pid_steps(void)
 	u64 now = 1000 * MS;
 	s64 u0;
 
-	sg_obs_update(&o, &s, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.mode == SG_MODE_SLACK && out.reason == SG_R_PID && out.freq < FMAX,
 	      "spare slack: mode slack, a PID step down (%u kHz)", out.freq);
@@ -341,34 +363,34 @@ static void test_pid_steps(void)
 	decide(&law, &o, 1, now + MS, &out, &in);
 	CHECK(out.reason == SG_R_HOLD && law.pid.u_khz == u0, "no new window: output held");
 	s.slack = 370;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	o.slack_f = 370;
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.reason == SG_R_DEADBAND || out.i == 0, "error inside the deadband: no integral");
 	s.slack = 20;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.mode == SG_MODE_BOOST && out.reason == SG_R_SAT_SLACK && out.freq == FMAX &&
 	      out.urgent && out.entered_boost, "a collapsed window boosts to max at once");
 	s.slack = 300;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.mode != SG_MODE_BOOST, "one collapsed window: the average confirms no deficit, boost ends");
 	s.slack = 20;
 	s.cv = 5000;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	o.slack_f = 100;
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.reason == SG_R_SAT_CV, "cv above sat_cv: saturated-cv");
 	s.cv = 1000;
 	s.slack = 300;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	o.slack_f = 100;
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.reason == SG_R_SAT_DRAIN && out.freq == FMAX,
 	      "deficit confirmed, slack below setpoint: held at max (saturated-drain)");
 	s.slack = 600;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.mode == SG_MODE_SLACK, "a window back at the setpoint ends the drain");
 }
@@ -384,16 +406,16 @@ static void test_ff_bounds(void)
 
 	P.ff_gain = 10000;
 	s.rps = 1;
-	sg_obs_update(&o, &s, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	law.pid.u_khz = FMIN;
 	s.rps = 100000000;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.ff == LIM.span && out.freq == FMAX,
 	      "ff_gain 10000, rps 1 -> 10^8: ff = +span, no overflow (ff %lld)", (long long)out.ff);
 	s.rps = 1;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	CHECK(out.ff < 0 && out.ff >= -(s64)LIM.span && out.freq >= FMIN,
 	      "rps 10^8 -> 1: ff negative and bounded (ff %lld)", (long long)out.ff);
@@ -412,12 +434,12 @@ static void test_slo_steps(void)
 
 	/* light load, loose SLO: comes down, at most span / 8 per window */
 	s = slo_sample(1, 100, 100, 20000, 16000, 5, 5);
-	sg_obs_update(&o[0], &s, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o[0], &s, now, FMAX, FMIN);
 	decide(&law, o, 1, now, &out, &in);
 	CHECK(out.mode == SG_MODE_SLO && out.reason == SG_R_SLO &&
 	      out.freq == FMAX - LIM.span / 8, "SLO law: mode slo, down by span / 8 (%u)", out.freq);
 	for (i = 0; i < 10; i++) {
-		sg_obs_update(&o[0], &s, now += 10 * MS, out.freq, FMIN, FMAX, UT_MARGIN, 500);
+		obs(&o[0], &s, now += 10 * MS, out.freq, FMIN);
 		decide(&law, o, 1, now, &out, &in);
 	}
 	CHECK(out.freq == FMIN, "light load, loose SLO: at min within 10 windows");
@@ -426,22 +448,22 @@ static void test_slo_steps(void)
 
 	/* one slow request at low load: no boost */
 	s = slo_sample(1, 100, 3000, 20000, 16000, 9000, 1);
-	sg_obs_update(&o[0], &s, now += 10 * MS, FMIN, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o[0], &s, now += 10 * MS, FMIN, FMIN);
 	decide(&law, o, 1, now, &out, &in);
 	CHECK(out.mode != SG_MODE_BOOST, "one slow request (queue of a single request) does not boost");
 
 	/* queueing over T/2 in a window of several requests: max at once */
 	s = slo_sample(1, 600, 100, 20000, 16000, 9000, 10);
-	sg_obs_update(&o[0], &s, now += 10 * MS, FMIN, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o[0], &s, now += 10 * MS, FMIN, FMIN);
 	decide(&law, o, 1, now, &out, &in);
 	CHECK(out.mode == SG_MODE_BOOST && out.reason == SG_R_SLO_QUEUE && out.freq == FMAX &&
 	      out.urgent, "queueing over T / 2: slo-queue boost to max in that window");
 	s.queue_us = 5000;
-	sg_obs_update(&o[0], &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o[0], &s, now += 10 * MS, FMAX, FMIN);
 	decide(&law, o, 1, now, &out, &in);
 	CHECK(out.reason == SG_R_SAT_DRAIN, "queueing still over T / 4: held (saturated-drain)");
 	s.queue_us = 1000;
-	sg_obs_update(&o[0], &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o[0], &s, now += 10 * MS, FMAX, FMIN);
 	decide(&law, o, 1, now, &out, &in);
 	CHECK(out.mode == SG_MODE_SLO && out.freq == FMAX - LIM.span / 8,
 	      "a drained window ends the boost, coming down from max by span / 8 (%u)", out.freq);
@@ -534,8 +556,8 @@ static void test_slo_steps(void)
 		struct slackgov_sample sa = slo_sample(1, 300, 200, 1000, 800, 20, 20);
 		struct slackgov_sample sb = slo_sample(2, 300, 200, 10000, 8000, 20, 20);
 
-		sg_obs_update(&a, &sa, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
-		sg_obs_update(&b, &sb, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+		obs(&a, &sa, now, FMAX, FMIN);
+		obs(&b, &sb, now, FMAX, FMIN);
 		CHECK(sg_slo_need(&a, 800) > sg_slo_need(&b, 8000),
 		      "same load: a tight SLO needs more than a loose one (%llu > %llu kHz)",
 		      (unsigned long long)sg_slo_need(&a, 800),
@@ -565,9 +587,9 @@ static void test_slo_steps(void)
 
 		law = (struct sg_law){ .mode = SG_MODE_UTIL };
 		s = slo_sample(1, 100, 50, 50000, 40000, 5, 5);
-		sg_obs_update(&o[0], &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+		obs(&o[0], &s, now += 10 * MS, FMAX, FMIN);
 		ss.slack = 100;		/* short of slack, but not collapsed */
-		sg_obs_update(&o[1], &ss, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+		obs(&o[1], &ss, now, FMAX, FMIN);
 		prev = FMAX;
 		for (i = 0; i < 20; i++) {
 			o[0].stamp_ns = o[1].stamp_ns = now += 10 * MS;
@@ -590,7 +612,7 @@ static void test_stale_exit(void)
 	u64 now = 1000 * MS;
 
 	P.safe_khz = 1600000;
-	sg_obs_update(&o, &s, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	sig = (struct sg_signal){ .now = now + 60 * MS, .last_ns = now };
 	sg_ctl_begin(&in);
@@ -612,10 +634,10 @@ static void test_stale_exit(void)
 
 	/* an EXITED window: the target leaves the law and the policy goes to util at once */
 	law = (struct sg_law){ .mode = SG_MODE_UTIL };
-	sg_obs_update(&o, &s, now, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now, FMAX, FMIN);
 	decide(&law, &o, 1, now, &out, &in);
 	s.flags = SLACKGOV_SAMPLE_EXITED;
-	sg_obs_update(&o, &s, now += 10 * MS, FMAX, FMIN, FMAX, UT_MARGIN, 500);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
 	sig = (struct sg_signal){ .now = now, .last_ns = now, .exit_ns = now };
 	sg_ctl_begin(&in);
 	sg_ctl_add(&in, &o, &P, &LIM, now);
@@ -662,7 +684,7 @@ static double closed_loop_at(double rate, double svc_us, u32 slo, double bias, i
 		s.lat_q_us = (u32)fmin(lat_q, SLACKGOV_LAT_MAX_US);
 		s.lat_win_us = s.lat_q_us;
 		s.queue_us = rho < 1 ? (u32)(bias * rho / mu_l * 1e6) : 100000;
-		sg_obs_update(&o, &s, now += 10 * MS, (u32)f, FMIN, FMAX, P.slo_margin, P.slo_gain);
+		obs(&o, &s, now += 10 * MS, (u32)f, FMIN);
 		decide(&law, &o, 1, now, &out, &in);
 		f = out.freq;
 		LIM.cur = out.freq;
