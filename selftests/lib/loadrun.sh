@@ -156,29 +156,10 @@ lr_freqs() { tr ' ' '\n' < $LR_POL1/scaling_available_frequencies | sed '/^$/d' 
 # empty when the BPF side has none); lr_lat_diff "BEFORE" "AFTER" prints
 # "slo_windows slo_over p99_us" between the two: the windows judged against
 # the SLO, those over it, and the server-side p99 of the requests timed
-# (read linearly inside its bucket; 0 when none).  The bucket layout is
-# slackgov_lat_lo() of include/uapi/slackgov.h (8 sub-buckets a power of 2).
+# (read linearly inside its bucket, as the BPF side reads it; 0 when none):
+# sgwin -d, built on include/uapi/slackgov.h's bucket layout.
 lr_lat() { [ -n "$LR_SLOT" ] && "$LR_T/sgwin" -s "$LR_SLOT" 2>/dev/null | sed -n 's/^lat //p'; }
-lr_lat_diff() {
-	echo "$1 | $2" | awk '
-	function lo(b,   k, v) { if (b < 8) return b	# no ^: busybox awk has no libm
-		v = 8 + b % 8; for (k = int(b / 8) + 2; k > 3; k--) v *= 2; return v }
-	function rd(i, pre,   j, kv, m, h, e) {
-		for (j = i; j <= NF && $j != "|"; j++) {
-			split($j, kv, "=")
-			if (kv[1] == "hist") { m = split(kv[2], h, ","); for (e = 1; e <= m; e++) { split(h[e], kv, ":"); hist[pre, kv[1]] = kv[2] } }
-			else val[pre, kv[1]] = kv[2]
-		}
-		return j + 1 }
-	{ i = rd(1, "a"); rd(i, "b")
-	  n = val["b", "total_lat"] - val["a", "total_lat"]; p = 0
-	  if (n > 0) { r = int(n * 0.99); if (r < n * 0.99) r++; s = 0
-		for (b = 0; b < 176; b++) { c = hist["b", b] - hist["a", b]; s += c
-			# linear inside the bucket, as slackgov_lat_interp()
-			if (s >= r) { p = lo(b) + int((lo(b + 1) - lo(b)) * (r - s + c) / c); break } } }
-	  printf "%d %d %d\n", val["b", "total_slo_windows"] - val["a", "total_slo_windows"],
-		val["b", "total_slo_over"] - val["a", "total_slo_over"], p }'
-}
+lr_lat_diff() { printf '%s\n%s\n' "$1" "$2" | "$LR_T/sgwin" -d; }
 
 # lr_follow RATE SECONDS SEED GRACE: the client at RATE req/s for SECONDS
 # while sgwin follows the server's windows over the busy span (sgwin -f -b:

@@ -5,6 +5,7 @@
  *
  * Usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b] [-l SECONDS]]
  *        sgwin [-s SLOT] -w
+ *        sgwin -d
  *   -s  target slot (default 0)
  *   -a  also every window of the history ring, oldest first
  *   -f  follow: collect every window that closes in the next SECONDS (the
@@ -20,6 +21,11 @@
  *       A caller that must not fork at some moment (a bench's mark, while
  *       the guest's other CPU serves requests) reads the counters through
  *       a running sgwin in microseconds instead of starting one.
+ *   -d  difference: read two "lat" lines (with or without the "lat " tag)
+ *       on stdin, before then after, and print "SLO_WINDOWS SLO_OVER P99_US"
+ *       between them: the windows judged against the SLO, those over it,
+ *       and the server-side p99 of the requests timed (hist_pctl(); 0 when
+ *       none).  Does not open the map.
  * Output:
  *   now_ns=N head=N total_send=N total_ns=N      (now: CLOCK_MONOTONIC, the
  *                                                 clock of the windows' times)
@@ -241,6 +247,61 @@ static void print_lat(const struct slackgov_target_state *st)
 	printf("\n");
 }
 
+/*
+ * One "lat" line (print_lat(), the tag optional) into @st's latency
+ * counters; false when it is not one.
+ */
+static bool parse_lat(char *line, struct slackgov_target_state *st)
+{
+	unsigned long long b, v;
+	char *tok, *save, *h, *hsave;
+	int fields = 0;
+
+	memset(st, 0, sizeof(*st));
+	for (tok = strtok_r(line, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		if (!strcmp(tok, "lat"))
+			continue;
+		if (sscanf(tok, "total_lat=%llu", &v) == 1)
+			st->total_lat = v, fields++;
+		else if (sscanf(tok, "total_slo_windows=%llu", &v) == 1)
+			st->total_slo_windows = v, fields++;
+		else if (sscanf(tok, "total_slo_over=%llu", &v) == 1)
+			st->total_slo_over = v, fields++;
+		else if (!strncmp(tok, "hist=", 5)) {
+			for (h = strtok_r(tok + 5, ",", &hsave); h; h = strtok_r(NULL, ",", &hsave)) {
+				if (sscanf(h, "%llu:%llu", &b, &v) != 2 || b >= SLACKGOV_LAT_BUCKETS)
+					return false;
+				st->lat_hist[b] = v;
+			}
+			fields++;
+		}
+	}
+	return fields == 4;
+}
+
+/* -d: the SLO windows, those over it and the p99 between two "lat" lines */
+static int lat_diff(struct slackgov_target_state *st)
+{
+	static struct slackgov_target_state st0;
+	char *line = NULL;
+	size_t cap = 0;
+	bool ok;
+
+	ok = getline(&line, &cap, stdin) > 0 && parse_lat(line, &st0) &&
+	     getline(&line, &cap, stdin) > 0 && parse_lat(line, st) &&
+	     st->total_lat >= st0.total_lat;
+	free(line);
+	if (!ok) {
+		fprintf(stderr, "sgwin: error: -d takes two \"lat\" lines, before then after\n");
+		return 2;
+	}
+	printf("%llu %llu %.0f\n",
+	       (unsigned long long)(st->total_slo_windows - st0.total_slo_windows),
+	       (unsigned long long)(st->total_slo_over - st0.total_slo_over),
+	       st->total_lat > st0.total_lat ? floor(hist_pctl(st->lat_hist, st0.lat_hist, 9900)) : 0);
+	return 0;
+}
+
 /* -w: one "lat" line per line of input, the map opened once */
 static int serve(int fd, __u32 key, struct slackgov_target_state *st)
 {
@@ -261,12 +322,12 @@ int main(int argc, char **argv)
 	struct slackgov_target_state *st;
 	struct timespec ts;
 	int slot = 0, all = 0, fd, opt, period_ms = 40;
-	bool busy_span = false, serving = false;
+	bool busy_span = false, serving = false, diff = false;
 	double secs = 0, lat_secs = 0;
 	__u32 key;
 	__u64 i, n;
 
-	while ((opt = getopt(argc, argv, "s:af:i:bl:w")) != -1) {
+	while ((opt = getopt(argc, argv, "s:af:i:bl:wd")) != -1) {
 		switch (opt) {
 		case 's': slot = atoi(optarg); break;
 		case 'a': all = 1; break;
@@ -275,9 +336,11 @@ int main(int argc, char **argv)
 		case 'b': busy_span = true; break;
 		case 'l': lat_secs = atof(optarg); break;
 		case 'w': serving = true; break;
+		case 'd': diff = true; break;
 		default:
 			fprintf(stderr, "usage: sgwin [-s SLOT] [-a] [-f SECONDS [-i MS] [-b] [-l SECONDS]]\n"
-				"       sgwin [-s SLOT] -w\n");
+				"       sgwin [-s SLOT] -w\n"
+				"       sgwin -d < BEFORE_AND_AFTER_LAT_LINES\n");
 			return 2;
 		}
 	}
@@ -290,6 +353,8 @@ int main(int argc, char **argv)
 		perror("sgwin");
 		return 1;
 	}
+	if (diff)
+		return lat_diff(st);
 	fd = bpf_obj_get(SLACKGOV_PIN_DIR "/windows");
 	key = slot;
 	if (fd < 0)
