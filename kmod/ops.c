@@ -102,7 +102,7 @@ static u32 sg_view_mode(enum sg_mode m)
 
 /* Add one CPU slot to the view: the newest window per target, newest first. */
 static void sg_view_add(struct slackgov_policy_view *v, const struct sg_obs *o, u64 now,
-			u64 stale_ns)
+			u64 stale_ns, u32 slo_margin)
 {
 	struct slackgov_view_target *t = NULL;
 	u32 age_us = o->stamp_ns < now ? min_t(u64, div_u64(now - o->stamp_ns, NSEC_PER_USEC),
@@ -140,6 +140,9 @@ static void sg_view_add(struct slackgov_policy_view *v, const struct sg_obs *o, 
 	t->queue_us = o->queue_us;
 	t->f_khz = o->f_khz;
 	t->load_khz = o->load_f;
+	t->slo_q = o->slo_us ? o->slo_q : 0;
+	t->budget_us = o->slo_us ?
+		sg_slo_budget_us(o->slo_us, slackgov_margin(o->slo_margin, slo_margin)) : 0;
 	/* keep newest first: move it up past older entries */
 	for (i = t - v->targets; i > 0 && v->targets[i - 1].age_us > v->targets[i].age_us; i--)
 		swap(v->targets[i - 1], v->targets[i]);
@@ -149,6 +152,7 @@ static void sg_view_fill(struct slackgov_policy_view *v, struct sg_policy *sp, u
 			 u32 load, u64 stale_ns, const struct sg_ctl_out *out)
 {
 	struct cpufreq_policy *policy = sp->policy;
+	u32 margin = READ_ONCE(sp->tunables->slo_margin);
 	int cpu, i;
 
 	memset(v, 0, sizeof(*v));
@@ -176,7 +180,7 @@ static void sg_view_fill(struct slackgov_policy_view *v, struct sg_policy *sp, u
 		memcpy(obs, c->obs, sizeof(obs));
 		raw_spin_unlock_irqrestore(&c->lock, flags);
 		for (i = 0; i < SG_CPU_SLOTS; i++)
-			sg_view_add(v, &obs[i], now, stale_ns);
+			sg_view_add(v, &obs[i], now, stale_ns, margin);
 	}
 }
 

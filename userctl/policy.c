@@ -287,6 +287,35 @@ static int policy_object(struct sc_policy_load *pl)
 	return 0;
 }
 
+/*
+ * A policy reads the view at the offsets its slackgov_ops.h compiled in
+ * (nothing is relocated): one built against another layout would read
+ * other fields.  The view's types in the object's BTF (a program that
+ * reads the view has them) must have this module's sizes.
+ */
+static int policy_view_layout(struct sc_policy_load *pl)
+{
+	static const char * const types[] = { "slackgov_policy_view", "slackgov_view_target" };
+	struct btf *obtf = bpf_object__btf(pl->obj);
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		__s32 oid = btf__find_by_name_kind(obtf, types[i], BTF_KIND_STRUCT);
+		__s32 kid = btf__find_by_name_kind(pl->mod, types[i], BTF_KIND_STRUCT);
+		__u32 osz, ksz;
+
+		if (oid < 0 || kid < 0)
+			continue;
+		osz = btf__type_by_id(obtf, oid)->size;
+		ksz = btf__type_by_id(pl->mod, kid)->size;
+		if (osz != ksz)
+			return sc_err("%s: built against another slackgov_ops.h: its struct %s has "
+				      "%u bytes, this module's %u (rebuild the policy)",
+				      pl->file, types[i], osz, ksz);
+	}
+	return 0;
+}
+
 /* The struct_ops value: each data member copied by name, each callback a program fd. */
 static int policy_value(struct sc_policy_load *pl)
 {
@@ -459,7 +488,8 @@ static int policy_load(const char *file, bool pin)
 	if (!access(SC_POLICY_PIN, F_OK))
 		return sc_err("a policy is loaded already (%s): slackctl policy unload first",
 			      SC_POLICY_PIN);
-	if (policy_object(&pl) || policy_kernel_types(&pl) || policy_load_progs(&pl) ||
+	if (policy_object(&pl) || policy_kernel_types(&pl) || policy_view_layout(&pl) ||
+	    policy_load_progs(&pl) ||
 	    policy_value(&pl) || policy_map_create(&pl))
 		goto out;
 	if (bpf_map_update_elem(pl.map_fd, &zero, pl.value, 0)) {

@@ -59,12 +59,17 @@ enum slackgov_view_mode {
  * @cv:		the window's coefficient of variation, thousandths
  * @rps:	requests per second
  * @slo_us:	the target's SLO (0: none)
- * @lat_q_us:	the window's latency at the SLO's quantile (0: none timed)
+ * @lat_q_us:	the latency at the SLO's quantile over the target's recent
+ *		requests (the BPF side's horizon, up to 2000 requests or 2 s;
+ *		0: none timed yet)
  * @svc_us:	mean service time of the window's requests
  * @queue_us:	mean queueing time of the window's requests
  * @f_khz:	the policy's frequency when the window was reported
  * @load_khz:	filtered work rate (1 - slack) * f, kHz: the target keeps a
  *		CPU busy load_khz / f of the time at frequency f
+ * @slo_q:	the SLO's quantile, SLACKGOV_Q_ONE (10000) units (0: no SLO)
+ * @budget_us:	what the built-in law holds @lat_q_us under: @slo_us less
+ *		the target's margin, or the slo_margin knob's (0: no SLO)
  */
 struct slackgov_view_target {
 	__u32 target;
@@ -81,6 +86,8 @@ struct slackgov_view_target {
 	__u32 queue_us;
 	__u32 f_khz;
 	__u32 load_khz;
+	__u32 slo_q;
+	__u32 budget_us;
 };
 
 /**

@@ -8,7 +8,8 @@
 # while ops are registered, nothing in dmesg.  On older kernels (Debian's 6.1)
 # the ops are compiled out: policy load fails with one line, nothing
 # changes, and the rest is skipped.  The view's content is checked through
-# a policy that echoes it into its value (selftests/governor/progs/).
+# a policy that echoes it into its value (selftests/governor/progs/), and a
+# policy built against another layout of it is refused.
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/governor/common.sh"
 . "$SG_TOP/selftests/slackctl/lib.sh"
@@ -36,7 +37,7 @@ if [ "$kv" -lt 609 ]; then
 	ktap_finished
 fi
 
-ktap_plan 29
+ktap_plan 33
 sg_defer "rm -f $PPIN"
 trace_on || ktap_note "no slackgov trace events"
 ktap_eq builtin "$(cat $LAW)" "law: builtin before any policy"
@@ -84,6 +85,24 @@ ktap_check 'wait_for "grep -q \"law=bpf:echo .* ret=$echo_want \" $TR/trace" 50'
 	"the view carries policy1's CPUs and target 7's window (ret=$echo_want)"
 wait
 "$S" policy unload > /dev/null
+
+# -- the view's SLO: the quantile and the budget the built-in law holds,
+# with the target's own margin (10 %) and with the slo_margin knob's
+"$S" policy load "$P/budget_policy.bpf.o" > /dev/null
+"$INJ" -C 1 -t 7 -s 500 -S 5000:9000 -m $((0x80000000 | 100)) -n 10 -l 3000 -d 1500 > /dev/null &
+budget_want=$(( $(fmin 1) + 4500 * 10 + 9 ))
+ktap_check 'wait_for "grep -q \"law=bpf:budget .* ret=$budget_want \" $TR/trace" 50' \
+	"the view carries the SLO's quantile and budget, the target's margin (ret=$budget_want)"
+wait
+"$INJ" -C 1 -t 7 -s 500 -S 5000:9000 -n 10 -l 3000 -d 1500 > /dev/null &
+budget_want=$(( $(fmin 1) + 5000 * (1000 - $(cat $GOV/slo_margin)) / 1000 * 10 + 9 ))
+ktap_check 'wait_for "grep -q \"law=bpf:budget .* ret=$budget_want \" $TR/trace" 50' \
+	"... and the knob's margin for a target without its own (ret=$budget_want)"
+wait
+"$S" policy unload > /dev/null
+sc_fails 1 "a policy built against another view layout is refused" \
+	"built against another slackgov_ops.h" policy load "$P/old_view_policy.bpf.o"
+ktap_check '[ "$(cat $LAW)" = builtin ] && [ ! -e $PPIN ]' "still builtin, nothing pinned"
 
 # -- a policy the built-in law would not follow: idle CPU at mid range
 fmid=$(( ($(fmin 1) + $(fmax 1)) / 2 ))
