@@ -16,7 +16,7 @@ sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
 
-ktap_plan 16
+ktap_plan 17
 "$S" load > /dev/null
 start_server "$B/sgserver" -t 2 -s 100
 "$S" target add --pid $SPID > /dev/null
@@ -103,8 +103,17 @@ ktap_check '[ -n "$csum" ] && [ "$psum" -le $((csum + 1000)) ] && [ "$psum" -ge 
 start_server "$B/sgserver" -t 1 -s 1000
 qslot=$("$S" -j target add --pid $SPID --slo p99:50ms | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
 latq() { "$B/sgwin" -s "$qslot" | sed -n 's/^last_lat.* lat_q_us=\([0-9]*\).*/\1/p'; }
+qn() { sed -n 's/^lat total_lat=\([0-9]*\) .*/\1/p'; }
+qn0=$("$B/sgwin" -s "$qslot" | qn)
+# sgwin -w: a line of seconds asks for the counters that much later (lr_step
+# asks at a bench's mark for them at the measured run's start)
+printf '2\n' | "$B/sgwin" -s "$qslot" -w > q.defer & PD=$!
 "$B/sgclient" -p "$PORT" -r 50 -d 3 -c 2 > /dev/null & C=$!
 sleep 2.5; qbase=$(latq); wait $C
+wait $PD
+qn2=$(qn < q.defer) qn3=$("$B/sgwin" -s "$qslot" | qn)
+ktap_check '[ "${qn0:-0}" -lt "${qn2:-0}" ] && [ "${qn2:-0}" -lt "${qn3:-0}" ]' \
+	"sgwin -w asked for the counters 2 s later: the first 2 s of a 3 s run in them (${qn0:-?} < ${qn2:-?} < ${qn3:-?})"
 # ~8x what 1 ms of work on one worker serves; the client gives up 0.3 s
 # after its last send and closes, which ends the backlog
 "$B/sgclient" -p "$PORT" -r 3000 -d 2 -c 8 -g 0.3 > /dev/null 2>&1

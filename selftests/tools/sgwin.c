@@ -20,7 +20,10 @@
  *       line when the map cannot be read) and flush; exit at end of input.
  *       A caller that must not fork at some moment (a bench's mark, while
  *       the guest's other CPU serves requests) reads the counters through
- *       a running sgwin in microseconds instead of starting one.
+ *       a running sgwin in microseconds instead of starting one.  A line
+ *       that holds a number S of seconds (0 < S <= 60) reads the counters
+ *       S seconds later: a caller can ask at a mark for the counters at a
+ *       later moment and take the answer when it likes.
  *   -d  difference: read two "lat" lines (with or without the "lat " tag)
  *       on stdin, before then after, and print "SLO_WINDOWS SLO_OVER P99_US"
  *       between them: the windows judged against the SLO, those over it,
@@ -42,6 +45,7 @@
  *   side does)
  * Exit: 0, 1 when the map cannot be read.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -302,12 +306,22 @@ static int lat_diff(struct slackgov_target_state *st)
 	return 0;
 }
 
-/* -w: one "lat" line per line of input, the map opened once */
+/* -w: one "lat" line per line of input, the map opened once; a line that
+ * holds a number of seconds (at most SGWIN_MAX_DEFER_S) reads that much later */
+#define SGWIN_MAX_DEFER_S	60
 static int serve(int fd, __u32 key, struct slackgov_target_state *st)
 {
-	char line[64];
+	char line[64], *end;
+	double defer;
 
 	while (fgets(line, sizeof(line), stdin)) {
+		defer = strtod(line, &end);
+		if (end != line && defer > 0 && defer <= SGWIN_MAX_DEFER_S) {
+			struct timespec ts = { (time_t)defer, (long)((defer - (time_t)defer) * 1e9) };
+
+			while (nanosleep(&ts, &ts) && errno == EINTR)
+				;
+		}
 		if (fd < 0 || read_state(fd, key, st))
 			printf("\n");
 		else
