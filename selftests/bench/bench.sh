@@ -94,6 +94,7 @@ FIRST=${BENCH_FIRST:-0}
 SLO_X=${BENCH_SLO_X:-1.5}
 SLO_LOAD=${BENCH_SLO_LOAD:-70}
 SLO_US=${BENCH_SLO_US:-}
+CAP_FIXED=${BENCH_CAP:-}
 SLO_BASE_STEPS=3		# the SLO's base p99: the median of 3 steps
 BURSTS=${BENCH_BURSTS-"burst diurnal"}
 BURST_SHAPES=${BENCH_BURST_SHAPES-${SHAPES%% *}}
@@ -108,14 +109,17 @@ CELL_TRIES=3
 RETRY_BUDGET_S=${BENCH_RETRY_BUDGET_S:-900}	# all retries and waits of a run
 retry_spent=0
 
-# slo_fixed SHAPE: the SLO that BENCH_SLO_US fixes for SHAPE, in us (empty:
-# measure it): a number for every shape, or SHAPE=US pairs separated by commas
-slo_fixed() {
-	case "$SLO_US" in
-	*=*) echo "$SLO_US" | tr ',' '\n' | sed -n "s/^$1=\([0-9][0-9]*\)$/\1/p" | head -n 1 ;;
-	*) echo "$SLO_US" ;;
+# per_shape LIST SHAPE: SHAPE's value in LIST (empty: none), a number for
+# every shape or SHAPE=N pairs separated by commas (BENCH_SLO_US, BENCH_CAP)
+per_shape() {
+	case "$1" in
+	*=*) echo "$1" | tr ',' '\n' | sed -n "s/^$2=\([0-9][0-9]*\)$/\1/p" | head -n 1 ;;
+	*) echo "$1" ;;
 	esac
 }
+# slo_fixed SHAPE: the SLO that BENCH_SLO_US fixes for SHAPE, us (empty:
+# measure it)
+slo_fixed() { per_shape "$SLO_US" "$1"; }
 
 # median_of FIELD: the median of a CSV field of lr_step rows, whole (0: none)
 median_of() {
@@ -333,9 +337,21 @@ for shape in $SHAPES; do
 	speed_ref "$shape"
 	cap_point "$shape" start
 	cap=$c
-	[ "$cap" -gt 0 ] || { echo "BENCH-INFO $shape: no capacity measured, nominal $NOMINAL req/s used"; cap=$NOMINAL; }
+	# BENCH_CAP fixes the rate the loads are shares of (the capacity is
+	# still measured, here and after each repetition, for the disturbance
+	# rule): two builds compared on one workload then run the same rates,
+	# where a capacity measured in each moves by several per cent
+	fixed=$(per_shape "$CAP_FIXED" "$shape")
+	if [ -n "$fixed" ]; then
+		echo "BENCH-INFO capacity $shape fixed by BENCH_CAP at $fixed req/s (measured $cap)"
+		cap=$fixed
+	elif [ "$cap" -gt 0 ]; then
+		echo "BENCH-INFO capacity $shape $cap req/s at fmax (median of $CAP_RUNS runs offered $((NOMINAL * 2)) req/s)"
+	else
+		echo "BENCH-INFO $shape: no capacity measured, nominal $NOMINAL req/s used"
+		cap=$NOMINAL
+	fi
 	declare_cap "$shape" "$cap"
-	echo "BENCH-INFO capacity $shape $cap req/s at fmax (median of $CAP_RUNS runs offered $((NOMINAL * 2)) req/s)"
 
 	# the SLO: SLO_X times performance's p99 at SLO_LOAD %, the median of
 	# SLO_BASE_STEPS steps with their own arrival seeds: the p99 of one

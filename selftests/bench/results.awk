@@ -13,7 +13,8 @@
 # slo_windows,slo_over,phases "load:p99:requests;..."); slos ("shape=us
 # ..."); slo_rule (how the SLO was chosen, text); caps ("shape=c0/c1/...":
 # each shape's capacity at fmax at the start, after each repetition and at
-# the end); capdevs ("shape=d0/d1/...": CPU 0's speed at each of those
+# the end); capfix ("shape=rps ...": the rate BENCH_CAP fixed as the
+# loads' 100 %, for the shapes it named); capdevs ("shape=d0/d1/...": CPU 0's speed at each of those
 # points, per mille off the shape's reference); cap_tol, spread_tol,
 # speed_tol (per cent: the disturbed marks); kernel, clock (the guest's),
 # date, command,
@@ -87,6 +88,8 @@ END {
 	for (r in reps) nreps++
 	nc = split(slos, cl, " ")
 	for (i = 1; i <= nc; i++) { split(cl[i], kv, "="); slo[kv[1]] = kv[2] + 0 }
+	nfix = split(capfix, fl, " ")
+	for (i = 1; i <= nfix; i++) { split(fl[i], kv, "="); fixcap[kv[1]] = kv[2] + 0 }
 	nc = split(caps, cl, " ")
 	for (i = 1; i <= nc; i++) {
 		split(cl[i], kv, "="); ncap[kv[1]] = split(kv[2], cv, "/")
@@ -447,8 +450,9 @@ function rst(   title, s, w, line, p, i) {
 	print ""
 	for (s = 1; s <= ns; s++) {
 		w = sv[s]
-		title = sprintf("Workload ``%s`` (SLO p99 <= %.0f us%s)", w, slo[w],
-			ncap[w] ? sprintf(", capacity %d req/s", capv[w, 1]) : "")
+		title = sprintf("Workload ``%s`` (SLO p99 <= %.0f us%s%s)", w, slo[w],
+			ncap[w] ? sprintf(", capacity %d req/s", capv[w, 1]) : "",
+			fixcap[w] ? sprintf(", loads of %d req/s fixed by BENCH_CAP", fixcap[w]) : "")
 		line = sprintf("%" length(title) "s", ""); gsub(/ /, "~", line)
 		print title; print line
 		print ""
@@ -462,7 +466,8 @@ function rst(   title, s, w, line, p, i) {
 		print "Modeled energy per request (mJ) with the spread of its repetitions, mean client"
 		print "p99 (us), SLO violations (cells over the SLO, out of the repetitions) and the"
 		print "share of slackgov's 10 ms windows over the SLO, per governor and load (% of"
-		print "the capacity at fmax measured at the start):"
+		if (fixcap[w]) printf "the %d req/s that BENCH_CAP fixed):\n", fixcap[w]
+		else print "the capacity at fmax measured at the start):"
 		print ""
 		table(w, "governor", "cost", "", 0)
 		if (nf[w]) {
