@@ -387,6 +387,18 @@ u32 sg_slo_budget_us(u32 slo_us, u32 margin)
 	return max_t(u32, div_u64((u64)slo_us * (SLACKGOV_ONE - margin), SLACKGOV_ONE), 1);
 }
 
+/**
+ * sg_obs_budget_us - T of slot @o's SLO, with its own margin or the knob's
+ * @o:		the slot
+ * @knob:	the ``slo_margin`` knob, thousandths
+ *
+ * Return: T in us; 0 when the slot's target has no SLO.
+ */
+u32 sg_obs_budget_us(const struct sg_obs *o, u32 knob)
+{
+	return o->slo_us ? sg_slo_budget_us(o->slo_us, slackgov_margin(o->slo_margin, knob)) : 0;
+}
+
 /* Step 2: the knot below the slot's load, and the weight of the one above. */
 static u32 sg_k_knot(const struct sg_obs *o, u32 *w)
 {
@@ -668,7 +680,7 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 		in->saturated = SG_R_SAT_CV;
 
 	if (o->slo_us) {
-		u32 t = sg_slo_budget_us(o->slo_us, slackgov_margin(o->slo_margin, p->slo_margin));
+		u32 t = sg_obs_budget_us(o, p->slo_margin);
 		u64 need = sg_slo_need(o, t);
 		bool busy = lim->cur && sg_slo_saturates(o->load_f, lim->cur);
 

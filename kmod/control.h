@@ -269,5 +269,6 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 bool sg_obs_fresh(const struct sg_obs *o, u64 now, u64 stale_ns);
 s32 sg_slo_k_log0(u32 slo_q);
 u32 sg_slo_budget_us(u32 slo_us, u32 margin);
+u32 sg_obs_budget_us(const struct sg_obs *o, u32 knob);
 
 #endif
