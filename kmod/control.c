@@ -91,12 +91,15 @@
  *    a few seconds whatever the rate.  The fixed point is lat_q == T whatever the
  *    model's error; the model gives the fast, proportional response to a
  *    load change.  K stays within c_q/8 .. 8 c_q (a model off by more is
- *    not a model), and it does not rise on a window that ran below 4/5 of
- *    the model's f_need (the policy held at its max, or still coming down):
- *    raising K cannot help there, and a K wound up during a host stall
- *    would hold the policy at max long after it.  Nor does it fall on a
- *    window whose f_need is at or under the policy's min (its
- *    ``scaling_min_freq``): the policy runs min whatever K, and a light
+ *    not a model), and it does not rise while f_need is over 5/4 of the
+ *    policy's max: raising K cannot help there, and a K wound up during a
+ *    host stall would hold the policy at max long after it.  A window the
+ *    ladder (below) ran on the P-state under the output counts as any
+ *    other: lat_q is the tail of the mix the ladder runs, and a window
+ *    that left it out would let K rise in fewer windows than it falls.
+ *    Nor does it fall on a window whose f_need is at or under the
+ *    policy's min (its ``scaling_min_freq``): the policy runs min
+ *    whatever K, and a light
  *    load that min serves within the budget would wind K down to c_q/8
  *    for as long as it lasts, while the load above it reads the same knot
  *    and starts far short of its need (seconds over the SLO).  K is
@@ -283,7 +286,7 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 /* Step 2: K within c_q / 2^3 .. c_q * 2^3 (log2 units of 1/65536). */
 #define SG_K_LOG_ONE		65536
 #define SG_K_LOG_RANGE		(3 * SG_K_LOG_ONE)
-/* Step 2: K does not rise while f_need exceeds f_w by more than 5/4. */
+/* Step 2: K does not rise while f_need exceeds the policy's max by more than 5/4. */
 #define SG_SLO_WIND_NUM		5
 #define SG_SLO_WIND_DEN		4
 /* Step 2: highest busy share the SLO law plans for, thousandths. */
@@ -566,10 +569,9 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		s32 k0 = sg_slo_k_log0(s->slo_q);
 		s64 err = sg_log2_q10(s->lat_q_us) - sg_log2_q10(t);	/* 1/1024 */
 		u64 need = sg_slo_need(o, t);
-		/* anti-windup: a window that ran well below the model's need (the
-		 * policy at its max, or still coming down) says nothing of K, nor
-		 * does a short tail where the need is at the policy's min */
-		bool wound = (err > 0 && need * SG_SLO_WIND_DEN > (u64)f_khz * SG_SLO_WIND_NUM) ||
+		/* anti-windup: a need well above the policy's max says nothing
+		 * of K, nor does a short tail where the need is at its min */
+		bool wound = (err > 0 && need * SG_SLO_WIND_DEN > (u64)lim->max * SG_SLO_WIND_NUM) ||
 			     (err < 0 && need <= lim->min);
 		u64 share = max_t(u64, div_u64((u64)min_t(u32, s->nr_lat, SG_SLO_HORIZON) *
 					       SG_SLO_SHARE_ONE, SG_SLO_HORIZON),

@@ -101,6 +101,11 @@ BURST_SHAPES=${BENCH_BURST_SHAPES-${SHAPES%% *}}
 BURST_REPS=${BENCH_BURST_REPS:-1}
 BURST_SUB=${BENCH_BURST_SUB:-0.5}
 FID=${BENCH_FIDELITY:-1}
+# BENCH_TRACE=1: slack's decisions of every cell summarised per second
+# (trace_cell), so that a cell over its SLO can be read against what the
+# law saw; off by default, as the event costs a little on the server's CPU
+TRACE=${BENCH_TRACE:-0}
+TR=/sys/kernel/tracing
 SPEED_TOL=${BENCH_SPEED_TOL:?set by selftests/bench/run, which says why}	# per cent
 SPEED_REFS=3			# the reference: the median of 3 probes
 SPEED_WAIT_S=30			# a slow phase of the host lasts up to seconds:
@@ -263,6 +268,24 @@ cell_s() {
 }
 cap_of() { eval "echo \${CAP_$1:-$NOMINAL}"; }
 
+# trace_arm: the slackgov_decision event on, into an empty buffer whose
+# first line marks the cell's start (TRACE=1 and a slack cell only)
+trace_arm() {
+	echo 0 > $TR/tracing_on
+	echo 4096 > $TR/buffer_size_kb
+	echo > $TR/trace
+	echo 1 > $TR/events/slackgov/slackgov_decision/enable
+	echo 1 > $TR/tracing_on
+	echo "bench cell start" > $TR/trace_marker
+}
+# trace_cell PRE WARMUP: the armed buffer as BENCH-TRACE rows, one per
+# second since the cell's start (trace.awk says what they hold)
+trace_cell() {
+	echo 0 > $TR/tracing_on
+	echo 0 > $TR/events/slackgov/slackgov_decision/enable
+	awk -v pre="$1" -v w="$2" -f "$SG_TOP/selftests/bench/trace.awk" $TR/trace
+}
+
 # cell REP SHAPE GOV LOAD RATE SEED: one cell under GOV (a governor, or
 # fixMHZ: userspace at that frequency)
 cell() {
@@ -277,6 +300,7 @@ cell() {
 	d0=$(speed_dev)
 	while :; do
 		t0=$SECONDS
+		[ "$TRACE" = 1 ] && case $3 in slack*) trace_arm ;; esac
 		row=$(lr_step "$3" "$4" "$5" "$(cell_s "$5")" "$6" "$w")
 		d1=$(speed_dev)
 		off_speed "$d0" "$d1" || break
@@ -286,6 +310,7 @@ cell() {
 		try=$((try + 1))
 		speed_wait
 	done
+	[ "$TRACE" = 1 ] && case $3 in slack*) trace_cell "$1,$2,$3,$4" "$w" ;; esac
 	# the P-state residency (lr_step's last field) after the speeds
 	CELL_ROW="$1,$2,${row%,*},$d0,$d1,${row##*,}"
 	echo "BENCH-CELL $CELL_ROW"

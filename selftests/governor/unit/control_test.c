@@ -188,7 +188,7 @@ static void test_slo_arith(void)
 	struct sg_obs o = {};
 	double k, want;
 	u64 need;
-	s32 k0;
+	s32 k0, k1;
 
 	fast.slo_gain = 4000;
 	/* f_w 2.4 GHz, half busy: L = 1.2 GHz; W = 100 us * 2.4 GHz; T = 1600 us */
@@ -237,6 +237,21 @@ static void test_slo_arith(void)
 	CHECK(sg_obs_k_log(&o) == k0 && sg_slo_need(&o, 1600) > FMAX * 5 / 4,
 	      "tail 12x the budget at max, need %llu kHz > 5/4 max: K does not wind up",
 	      (unsigned long long)sg_slo_need(&o, 1600));
+	/*
+	 * ...but a window on the ladder's lower P-state, far under a need the
+	 * policy reaches, does: the tail is of the mix the ladder runs
+	 */
+	o = (struct sg_obs){};
+	s = slo_sample(1, 300, 100, 2000, 3200, 10, 10);
+	obs(&o, &s, 3000 * MS, FMAX, FMIN);
+	k1 = sg_obs_k_log(&o);
+	s.seq++;
+	obs(&o, &s, 3010 * MS, FMIN, FMIN);
+	CHECK(sg_obs_k_log(&o) - k1 > 100 && sg_slo_need(&o, 1600) > FMIN * 5 / 4 &&
+	      sg_slo_need(&o, 1600) < FMAX,
+	      "tail 2x the budget in a window at min, need %llu kHz under max: K rises (%d/65536)",
+	      (unsigned long long)sg_slo_need(&o, 1600), sg_obs_k_log(&o) - k1);
+	o.k_log[0] = o.k_log[1] = o.k_log[2] = o.k_log[3] = o.k_log[4] = k0;
 	s.slo_us = 3000;
 	s.lat_q_us = 0;		/* no tail measured yet: no step */
 	obs(&o, &s, 2100 * MS, FMAX, FMIN);
