@@ -316,7 +316,8 @@ static int serve(int fd, __u32 key, struct slackgov_target_state *st)
 
 	while (fgets(line, sizeof(line), stdin)) {
 		defer = strtod(line, &end);
-		if (end != line && defer > 0 && defer <= SGWIN_MAX_DEFER_S) {
+		end += strspn(end, " \t\n");
+		if (!*end && defer > 0 && defer <= SGWIN_MAX_DEFER_S) {
 			struct timespec ts = { (time_t)defer, (long)((defer - (time_t)defer) * 1e9) };
 
 			while (nanosleep(&ts, &ts) && errno == EINTR)

@@ -251,7 +251,6 @@ static void test_slo_arith(void)
 	      sg_slo_need(&o, 1600) < FMAX,
 	      "tail 2x the budget in a window at min, need %llu kHz under max: K rises (%d/65536)",
 	      (unsigned long long)sg_slo_need(&o, 1600), sg_obs_k_log(&o) - k1);
-	o.k_log[0] = o.k_log[1] = o.k_log[2] = o.k_log[3] = o.k_log[4] = k0;
 	s.slo_us = 3000;
 	s.lat_q_us = 0;		/* no tail measured yet: no step */
 	obs(&o, &s, 2100 * MS, FMAX, FMIN);
