@@ -111,8 +111,11 @@ struct sg_limits {
  *		1/65536 units
  * @k_pos:	the slot's load on the knots' scale: load_f / cpuinfo max
  *		times SG_K_KNOTS - 1, 1/SG_K_POS_ONE units
- * @k_hold_ns:	K recalled from before a restart at this time: it holds for
- *		one tail horizon (0: not held)
+ * @k_hold_ns:	K recalled from before a restart, or the load resumed after an
+ *		idle spell, at this time: it holds for one tail horizon (0: not
+ *		held)
+ * @busy_ns:	stamp of the slot's latest window with timed requests (0: none
+ *		since it started)
  */
 struct sg_obs {
 	u64	stamp_ns;
@@ -133,6 +136,7 @@ struct sg_obs {
 	s32	k_log[SG_K_KNOTS];
 	u32	k_pos;
 	u64	k_hold_ns;
+	u64	busy_ns;
 };
 
 /**

@@ -159,9 +159,9 @@ badknob() {	# badknob VAR=VALUE: "EXIT KNOB", plus "made" if $D/o appeared
 	printf '%s %s%s ' "$?" "$(sed -n 's/^bench: \(BENCH_[A-Z_]*\)=.*/\1/p' "$D/knob.err")" \
 		"$([ -e "$D/o" ] && echo ' made')"
 }
-ktap_eq "2 BENCH_MIN_REQS 2 BENCH_MIN_REQS 2 BENCH_RETRY_BUDGET_S 2 BENCH_SLO_X 2 BENCH_CAP 2 BENCH_CAP" \
+ktap_eq "2 BENCH_MIN_REQS 2 BENCH_MIN_REQS 2 BENCH_RETRY_BUDGET_S 2 BENCH_SLO_X 2 BENCH_CAP 2 BENCH_CAP 2 BENCH_TRACE 2 BENCH_ORACLE" \
 	"$(for k in BENCH_MIN_REQS=12x BENCH_MIN_REQS=-1 BENCH_RETRY_BUDGET_S=1000000 BENCH_SLO_X=0 \
-		    BENCH_CAP=0 BENCH_CAP=memcached=165,nginx=9; do
+		    BENCH_CAP=0 BENCH_CAP=memcached=165,nginx=9 BENCH_TRACE=yes BENCH_ORACLE=2; do
 		badknob "$k"; done | sed 's/ $//')" \
 	"bad bench knobs are refused with their name, before anything is made"
 rstok() { python3 -c 'import docutils.core, sys

@@ -306,6 +306,63 @@ static void test_k_keep(void)
 	CHECK(!m.slo_us, "an exited target's K is dropped");
 }
 
+/* step 2: a load that resumes after an idle spell holds K for a horizon */
+static void test_k_resume(void)
+{
+	struct slackgov_sample s = slo_sample(1, 500, 100, 2000, 3200, 10, 4);
+	struct slackgov_sample idle = sample(1, 1000);
+	const int gap = SG_SLO_RESUME_NS / (10 * MS) - 1;	/* idle windows */
+	s32 k1[SG_K_KNOTS];
+	struct sg_obs o = {};
+	u64 now = 1000 * MS;
+	int i;
+
+	idle.flags = SLACKGOV_SAMPLE_IDLE;
+	idle.slo_us = s.slo_us;
+	idle.slo_q = s.slo_q;
+	for (i = 0; i < 100; i++)	/* 1 s of a tail twice the budget: K rises */
+		obs(&o, &s, now += 10 * MS, FMAX, FMIN);
+	memcpy(k1, o.k_log, sizeof(k1));
+	for (i = 0; i < gap - 1; i++)
+		obs(&o, &idle, now += 10 * MS, FMAX, FMIN);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
+	CHECK(memcmp(k1, o.k_log, sizeof(k1)) && !o.k_hold_ns,
+	      "requests %llu ms after the last ones: K goes on learning", SG_SLO_RESUME_NS / MS - 10);
+	memcpy(k1, o.k_log, sizeof(k1));
+	for (i = 0; i < gap; i++)
+		obs(&o, &idle, now += 10 * MS, FMAX, FMIN);
+	obs(&o, &s, now += 10 * MS, FMAX, FMIN);
+	CHECK(o.k_hold_ns == now && !memcmp(k1, o.k_log, sizeof(k1)),
+	      "requests %llu ms after the last ones: K holds", SG_SLO_RESUME_NS / MS);
+	for (i = 0; i < 190; i++)	/* the resumption's tail, 1.9 s */
+		obs(&o, &s, now += 10 * MS, FMAX, FMIN);
+	CHECK(!memcmp(k1, o.k_log, sizeof(k1)), "... for the horizon that holds the resumption's queue");
+	for (i = 0; i < 11; i++)
+		obs(&o, &s, now += 10 * MS, FMAX, FMIN);
+	CHECK(memcmp(k1, o.k_log, sizeof(k1)) && o.busy_ns == now, "... then learns again");
+}
+
+/* step 2: the outer loop's error is taken within a factor of two */
+static void test_k_clamp(void)
+{
+	const u32 lat[5] = { 3200 * 400, 3200, 2400, 400 * 2, 400 };	/* T = 1600 */
+	s32 k[5];
+	int i;
+
+	for (i = 0; i < 5; i++) {
+		struct slackgov_sample s = slo_sample(1, 500, 100, 2000, lat[i], 10, 20);
+		struct sg_obs o = {};
+
+		obs(&o, &s, 1000 * MS, FMAX, FMIN);	/* a new SLO: K from c_q */
+		obs(&o, &s, 1010 * MS, FMAX, FMIN);
+		k[i] = sg_obs_k_log(&o);
+	}
+	CHECK(k[0] == k[1] && k[1] > k[2], "a tail 400x the budget steps K as one 2x does (%d, %d, 1.5x %d)",
+	      k[0], k[1], k[2]);
+	CHECK(k[3] == k[4] && k[3] < sg_slo_k_log0(9900), "... and one a quarter of it as one half (%d, %d)",
+	      k[3], k[4]);
+}
+
 /* step 2: K is learnt per load (knots of L / fmax), linear between them */
 static void test_k_load(void)
 {
@@ -792,6 +849,8 @@ int main(void)
 	test_filter();
 	test_slo_arith();
 	test_k_keep();
+	test_k_resume();
+	test_k_clamp();
 	test_k_load();
 	test_pid_steps();
 	test_ff_bounds();
