@@ -91,12 +91,13 @@
  *    a few seconds whatever the rate.  The error is taken within +-1
  *    (SG_SLO_ERR_MAX): a tail more than twice the budget steps K as one
  *    twice it does.  Such a tail is not a model error of that size but a
- *    queue (step 3's) or a request stalled outside the server's work (the
- *    bench's cells see requests of 1 to 5 s as their connections open,
- *    100 to 400 times the budget); taken whole, one such request moves K
- *    by several doublings within its horizon, and the policy runs high for
- *    as long as K takes to unwind.  A model off by more than two still
- *    reaches its K, a doubling in two horizons.  The fixed point is
+ *    queue (step 3's) or a request stalled outside the steady state (the
+ *    bench's first cell after a capacity probe, an overload of twice the
+ *    capacity, sees requests of 1 to 5 s, 60 to 400 times the budget);
+ *    taken whole, one such request moves K by several doublings within
+ *    its horizon, and the policy runs high for as long as K takes to
+ *    unwind.  A model off by more than two still reaches its K, a
+ *    doubling in two horizons.  The fixed point is
  *    lat_q == T whatever the model's error; the model gives the fast,
  *    proportional response to a load change.  K stays within c_q/8 ..
  *    8 c_q (a model off by more is not a model), and it does not rise
