@@ -97,9 +97,9 @@
  *    taken whole, one such request moves K by several doublings within
  *    its horizon, and the policy runs high for as long as K takes to
  *    unwind.  A model off by more than two still reaches its K, a
- *    doubling in two horizons.  The fixed point is
- *    lat_q == T whatever the model's error; the model gives the fast,
- *    proportional response to a load change.  K stays within c_q/8 ..
+ *    doubling in two horizons.  The fixed point is lat_q == T whatever
+ *    the model's error; the model gives the fast, proportional response
+ *    to a load change.  K stays within c_q/8 ..
  *    8 c_q (a model off by more is not a model), and it does not rise
  *    while f_need is over 5/4 of the policy's max: raising K cannot help
  *    there, and a K wound up during a host stall would hold the policy at
@@ -129,12 +129,13 @@
  *    for one horizon, whose tail is of requests served before the restart,
  *    by another governor.  So does a load that resumes after an idle spell
  *    (timed requests SG_SLO_RESUME_NS = 500 ms or more after the last
- *    ones): its first requests meet a policy that came down to its min and
- *    a server gone cold, and queue until step 3's boost has drained them.  For
- *    the horizon that holds them the tail is that queue's, twice the budget
- *    or more, and not the steady state's whose model error K is: a K that
- *    learnt from it would run the policy high for seconds after, and then
- *    undershoot as it unwound.  A new SLO or an exited target starts from c_q.
+ *    ones): its first requests meet a policy that came down to its min,
+ *    and queue until step 3's boost has drained them.  For the horizon
+ *    that holds them the tail is that queue's (twice the budget or more in
+ *    the bench's cells), not the steady state's whose model error K is: a
+ *    K that learnt from it would run the policy high for seconds after,
+ *    and then undershoot as it unwound.  A new SLO or an exited target
+ *    starts from c_q.
  *    The default gain 500 settles in about two horizons without
  *    overshooting the budget by more than ~10 % against the lag of lat_q
  *    (selftests/governor/unit's closed loops).
