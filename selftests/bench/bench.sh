@@ -224,15 +224,18 @@ capacity() {
 	sleep 1
 	for i in $(seq 1 $CAP_RUNS); do
 		lr_follow $((NOMINAL * 2)) 2 $((98 + i)) 0.3 > /dev/null
-		sleep 2		# the backlog drains
+		lr_quiet	# the backlog drains
+		echo "$LR_QUIET_HALVES" >> /tmp/bench.quiet
 		lr_win rps
 	done | median_of 1
 }
 # cap_point SHAPE POINT: measure and report the capacity; sets cap
 cap_point() {
+	: > /tmp/bench.quiet
 	c=$(capacity)
 	[ -n "$c" ] && [ "$c" -gt 0 ] || c=0
 	echo "BENCH-CAP $1,$2,$c,$(speed_dev)"
+	echo "BENCH-INFO capacity $1 $2: each probe's backlog drained within {$(awk '{ printf "%s%.1f", NR > 1 ? " " : "", ($1 + 1) / 2 }' /tmp/bench.quiet)} s (the server quiet for 0.5 s after)"
 }
 declare_cap() { eval "CAP_$1=$2"; }
 
@@ -294,6 +297,10 @@ cell() {
 	slack-first) lr_gov slack ;;
 	*) lr_gov "$3" ;;
 	esac
+	# the requests a previous run left in the server's sockets (lr_quiet)
+	lr_quiet || echo "BENCH-INFO cell $1,$2,$3,$4: the server still busy after $LR_QUIET_MAX_S s, a backlog left before the cell"
+	[ "$LR_QUIET_HALVES" -gt 0 ] &&
+		echo "BENCH-INFO cell $1,$2,$3,$4: waited $LR_QUIET_HALVES half-seconds for the server to go quiet"
 	sleep 1		# let the governor settle on the idle server
 	w=$WARMUP_S
 	try=1
@@ -325,6 +332,7 @@ burst() {
 	rates=$(for l in $(pattern "$3"); do i=0; while [ $i -lt "$subs" ]; do
 		printf '%s,' $((cap * l / 100)); i=$((i + 1)); done; done)
 	lr_gov "$4"
+	lr_quiet || echo "BENCH-INFO burst $1,$2,$3,$4: the server still busy after $LR_QUIET_MAX_S s, a backlog left before the run"
 	sleep 1
 	l0=$(lr_lat) e0=$(lr_energy_uj)
 	out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" --ramp "${rates%,}:$BURST_SUB" --by-rate \

@@ -173,6 +173,32 @@ lr_follow() {
 	wait $_lw
 }
 
+# lr_quiet [MAX_S]: wait, at most MAX_S s (default LR_QUIET_MAX_S), until
+# the server has used no more than LR_QUIET_TICKS of CPU time (1/100 s,
+# /proc/PID/stat's utime + stime over all its threads) in half a second:
+# a client that stops leaves the requests it sent in the server's sockets,
+# and the server answers them (to closed connections) for as long as they
+# take.  An overload of twice its capacity for 2 s leaves 2 s of work at
+# fmax, and a fixed wait that the host's slowing outlasts passes it on to
+# the next run, whose first requests queue behind it for seconds
+# (evaluation.rst).  Sets LR_QUIET_HALVES to the half-seconds it waited
+# before the quiet one; 1 when the server is still busy after MAX_S.
+LR_QUIET_MAX_S=30
+LR_QUIET_TICKS=2
+lr_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$LR_SERVER_PID/stat" 2>/dev/null || echo 0; }
+lr_quiet() {
+	LR_QUIET_HALVES=0
+	[ -n "$LR_SERVER_PID" ] || return 0
+	_q0=$(lr_cpu_ticks)
+	while [ "$LR_QUIET_HALVES" -lt $(( ${1:-$LR_QUIET_MAX_S} * 2 )) ]; do
+		sleep 0.5
+		_q1=$(lr_cpu_ticks)
+		[ $((_q1 - _q0)) -le $LR_QUIET_TICKS ] && return 0
+		_q0=$_q1 LR_QUIET_HALVES=$((LR_QUIET_HALVES + 1))
+	done
+	return 1
+}
+
 # lr_win NAME: NAME=value of the last lr_follow's sgwin line
 lr_win() { tr ' ' '\n' < /tmp/lr.win | sed -n "s/^$1=//p" | head -n 1; }
 
