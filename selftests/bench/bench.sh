@@ -235,7 +235,7 @@ cap_point() {
 	c=$(capacity)
 	[ -n "$c" ] && [ "$c" -gt 0 ] || c=0
 	echo "BENCH-CAP $1,$2,$c,$(speed_dev)"
-	echo "BENCH-INFO capacity $1 $2: each probe's backlog drained within {$(awk '{ printf "%s%.1f", NR > 1 ? " " : "", ($1 + 1) / 2 }' /tmp/bench.quiet)} s (the server quiet for 0.5 s after)"
+	echo "BENCH-INFO capacity $1 $2: each probe's backlog drained within {$(awk '{ printf "%s%.1f", (NR > 1 ? " " : ""), ($1 + 1) / 2 }' /tmp/bench.quiet)} s (the server quiet for 0.5 s after)"
 }
 declare_cap() { eval "CAP_$1=$2"; }
 
