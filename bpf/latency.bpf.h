@@ -133,12 +133,25 @@
  * moves as soon as the slow new requests are 1 % of the horizon (10-20 ms
  * of them at any rate).  1 to 2 s, so that at low rates the tail still
  * follows the frequency the governor chose within seconds (at 80 req/s,
- * 80-160 requests: p99 is then about the largest or second largest, which
- * the governor's outer loop averages over several horizons), and a tail
- * from before an idle spell is gone when the requests come back.
+ * 80-160 requests: p99 is then about the largest or second largest), and
+ * a tail from before an idle spell is gone when the requests come back.
  * With no request the recent histogram does not change.  Windows with requests timed against an SLO count in
  * ``total_slo_windows``, those whose ``lat_win_us`` exceeded ``slo_us`` in
  * ``total_slo_over``.
+ *
+ * Requests over the budget: the module answers each sample of an SLO
+ * target with T, the SLO less its margin (slackgov_report()'s return;
+ * the margin may be the module's knob, which only the module knows); each
+ * request timed in the windows that follow and longer than T counts in
+ * ``nr_over``, and the window carries the T it was counted against
+ * (``budget_us``; 0 until the module answered, or without a module: then
+ * nothing is counted).  The governor's outer loop holds the share of
+ * requests over T at the SLO's 1 - q (kmod/control.c, step 2): a count,
+ * not a percentile, because the pooled percentile of a period is what the
+ * SLO names, and a count adds up over windows exactly where percentiles
+ * do not.  A request counted over T while the window's close walks its
+ * buckets may fall in the next window's count: a window never counts more
+ * over T than it timed.
  */
 
 /* A half of the recent histogram (see the DOC block): requests, ns. */
@@ -366,6 +379,8 @@ static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, _
 	b = slackgov_lat_bucket(lat / 1000);
 	if (b >= SLACKGOV_LAT_BUCKETS)
 		b = SLACKGOV_LAT_BUCKETS - 1;
+	if (a->lat_budget_ns && lat > a->lat_budget_ns)
+		__sync_fetch_and_add(&a->lat_over, 1);
 	__sync_fetch_and_add(&a->lat_win[b], 1);
 	__sync_fetch_and_add(&a->lat_n, 1);
 	__sync_fetch_and_add(&a->lat_ns, lat);
@@ -540,14 +555,16 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 				      struct slackgov_window *w, __u64 now)
 {
 	struct sg_lat_walk x = { .slot = slot, .sidx = sidx };
-	__u64 n, q, qs, ss;
+	__u64 n, q, qs, ss, over;
 	__u32 k;
 
 	w->slo_us = a->slo_us;
 	w->slo_q = a->slo_q;
+	w->budget_us = a->lat_budget_ns / 1000;
 	q = a->slo_us && a->slo_q && a->slo_q <= SLACKGOV_Q_ONE ? a->slo_q : SLACKGOV_Q_DEFAULT;
 	sg_lat_take(&x);
 	n = xchg0(&a->lat_n);
+	over = xchg0(&a->lat_over);
 	qs = xchg0(&a->lat_queue_ns);
 	ss = xchg0(&a->lat_svc_ns);
 	w->queue_us = n ? qs / n / 1000 : 0;
@@ -581,6 +598,9 @@ static __always_inline void lat_close(__u32 slot, __u32 sidx, struct sg_acc *a,
 	x.rrank = q * (a->lat_rn[0] + a->lat_rn[1]) * SG_LAT_FP / SLACKGOV_Q_ONE;
 	sg_lat_fold(&x);
 	w->nr_lat = lat_u32(x.wtotal);
+	/* a request counted over T while the walk ran may fall in the next
+	 * window: never more over T than timed (the module checks) */
+	w->nr_over = lat_u32(over < x.wtotal ? over : x.wtotal);
 	w->lat_p50_us = x.wout[0] ? lat_u32(x.wout[0] - 1) : 0;
 	w->lat_p90_us = x.wout[1] ? lat_u32(x.wout[1] - 1) : 0;
 	w->lat_p99_us = x.wout[2] ? lat_u32(x.wout[2] - 1) : 0;

@@ -238,6 +238,8 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	/* latency.bpf.h: the open window's timed requests (sums in ns, and
 	 * their histogram), and the two halves of the recent ones' histogram */
 	__u64 lat_n, lat_ns, lat_queue_ns, lat_svc_ns;
+	__u64 lat_over;		/* ... those over lat_budget_ns */
+	__u64 lat_budget_ns;	/* the module's budget T (slackgov_report()); 0: none */
 	__u64 lat_q_us;		/* the last lat_q_us read from lat_recent */
 	__u64 lat_rn[2];	/* requests in each half of lat_recent */
 	__u64 lat_rstart_ns[2];	/* ... when it took its first window */

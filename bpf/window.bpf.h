@@ -101,6 +101,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	__u64 window_ns, len, nsend, nrecv, workers, blocked, denom, m, rsum, rsq;
 	__u32 i, window_sends, due, flags = flags_in & ~SG_F_TIMER;
 	__u64 cpus_any = 0;
+	int ret;
 
 	a = bpf_map_lookup_elem(&acc, &slot);
 	if (!a)
@@ -207,7 +208,12 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		s->queue_us = w->queue_us;
 		s->svc_us = w->svc_us;
 		s->slo_margin = a->slo_margin;
-		w->report_ret = slackgov_report(s, sizeof(*s));
+		s->nr_over = w->nr_over;
+		s->budget_us = w->budget_us;
+		ret = slackgov_report(s, sizeof(*s));
+		/* the budget the next windows' requests are counted against */
+		a->lat_budget_ns = ret > 0 ? (__u64)ret * 1000 : 0;
+		w->report_ret = ret > 0 ? 0 : ret;
 	}
 	st->total_send += nsend;
 	st->total_ns += len;

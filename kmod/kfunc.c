@@ -47,9 +47,10 @@ static DEFINE_RAW_SPINLOCK(sg_k_lock);
 /*
  * Store @s as the latest sample of its target on @cpu: that target's slot,
  * else an empty one, else the least recently reported.  The control law
- * updates the slot's filters (control.c step 1).
+ * updates the slot's filters (control.c step 1).  Returns the target's
+ * budget T under @sp's knobs, us (0: no SLO).
  */
-static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample *s, u64 now)
+static u32 sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample *s, u64 now)
 {
 	struct sg_cpu *c = per_cpu_ptr(&sg_cpu, cpu);
 	struct sg_obs *o, *victim = NULL;
@@ -76,6 +77,7 @@ static void sg_store(struct sg_policy *sp, int cpu, const struct slackgov_sample
 	sg_obs_k_keep(victim, s, now, restarted, &sg_k_mem[s->target]);
 	raw_spin_unlock(&sg_k_lock);
 	raw_spin_unlock_irqrestore(&c->lock, flags);
+	return sg_obs_budget_us(victim, p.slo_margin);
 }
 
 /* Is the sample's layout the one this module knows?  Says once why not. */
@@ -104,7 +106,8 @@ static bool sg_sample_valid(const struct slackgov_sample *s, u32 sz)
 	       slackgov_margin_valid(s->slo_margin) &&
 	       s->nr_lat <= SG_RPS_MAX &&
 	       s->lat_q_us <= SLACKGOV_LAT_MAX_US && s->lat_win_us <= SLACKGOV_LAT_MAX_US &&
-	       s->queue_us <= SLACKGOV_LAT_MAX_US && s->svc_us <= SLACKGOV_LAT_MAX_US;
+	       s->queue_us <= SLACKGOV_LAT_MAX_US && s->svc_us <= SLACKGOV_LAT_MAX_US &&
+	       s->nr_over <= s->nr_lat && s->budget_us <= SLACKGOV_LAT_MAX_US;
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
@@ -125,13 +128,19 @@ __bpf_kfunc_start_defs();
  * stores the sample for each named CPU whose policy runs the governor and
  * kicks those policies (irq_work).  Context: tracing (atomic); never sleeps.
  *
- * Return: 0 when stored, -EINVAL when the sample is rejected, -ENODEV when
- * none of its CPUs runs the slack governor (nothing stored).
+ * Return: when stored, the latency budget T of the target's SLO in us
+ * (>= 1), under the ``slo_margin`` of the first policy it was stored for
+ * (a target on policies with different knobs is counted against that
+ * one's), or 0 for a target without an SLO: the BPF side counts its
+ * requests over T in the next windows (``nr_over``, step 2 of the control
+ * law).  -EINVAL when the sample is rejected, -ENODEV when none of its
+ * CPUs runs the slack governor (nothing stored).
  */
 noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 {
 	struct sg_policy *sp, *kicked = NULL;
 	int cpu, w, ncpus = min_t(int, nr_cpu_ids, SLACKGOV_MAX_CPUS);
+	u32 budget = 0;
 	u64 now;
 	bool any = false;
 
@@ -164,7 +173,10 @@ noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 			sp = rcu_dereference(per_cpu(sg_cpu, cpu).sp);
 			if (!sp)
 				continue;	/* not governed by slack: nothing to store */
-			sg_store(sp, cpu, s, now);
+			if (any)
+				sg_store(sp, cpu, s, now);
+			else
+				budget = sg_store(sp, cpu, s, now);
 			WRITE_ONCE(sp->last_sample_ns, now);
 			if (s->flags & SLACKGOV_SAMPLE_EXITED)
 				WRITE_ONCE(sp->last_exit_ns, now);
@@ -177,7 +189,7 @@ noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 		}
 	}
 	rcu_read_unlock();
-	return any ? 0 : -ENODEV;
+	return any ? (int)min_t(u32, budget, SLACKGOV_LAT_MAX_US) : -ENODEV;
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)

@@ -247,6 +247,8 @@ static void json_window(const struct slackgov_window *w, double age)
 	jsonw_uint_field(json_wtr, "lat_p99_us", w->lat_p99_us);
 	jsonw_uint_field(json_wtr, "queue_us", w->queue_us);
 	jsonw_uint_field(json_wtr, "svc_us", w->svc_us);
+	jsonw_uint_field(json_wtr, "nr_over", w->nr_over);
+	jsonw_uint_field(json_wtr, "budget_us", w->budget_us);
 	jsonw_end_object(json_wtr);
 }
 

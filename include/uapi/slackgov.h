@@ -24,8 +24,10 @@
 
 /* Bumped whenever struct slackgov_sample changes layout or meaning.
  * 2: per-request latency and the target's SLO.
- * 3: the target's own SLO margin (slo_margin, in place of a pad). */
-#define SLACKGOV_ABI_VERSION		3
+ * 3: the target's own SLO margin (slo_margin, in place of a pad).
+ * 4: the requests over the budget (nr_over, budget_us), the budget
+ *    returned by slackgov_report(). */
+#define SLACKGOV_ABI_VERSION		4
 
 /* bpffs folder that slackctl pins everything under. */
 #define SLACKGOV_PIN_DIR		"/sys/fs/bpf/slackgov"
@@ -234,6 +236,10 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  * @svc_us:	mean service time of the window's requests: that read to the
  *		end of the send that answered, us
  * @slo_margin:	the target's own SLO margin, as in struct slackgov_target
+ * @nr_over:	requests of the window (of @nr_lat) whose latency exceeded
+ *		@budget_us
+ * @budget_us:	the latency budget T the module last returned for this
+ *		target (slackgov_report()), us; 0 = none yet (@nr_over is 0)
  * @cpus:	bitmap of the CPUs the target's threads ran on in the window
  */
 struct slackgov_sample {
@@ -260,6 +266,8 @@ struct slackgov_sample {
 	__u32 queue_us;
 	__u32 svc_us;
 	__u32 slo_margin;
+	__u32 nr_over;
+	__u32 budget_us;
 	__u64 cpus[SLACKGOV_CPU_WORDS];
 };
 
@@ -327,7 +335,7 @@ struct slackgov_window {
 	__u32 nr_recv;
 	__u32 nr_wait;
 	__u32 nr_threads;	/* worker threads seen in the window */
-	__s32 report_ret;	/* slackgov_report() result; 1 = not fed */
+	__s32 report_ret;	/* slackgov_report(): 0 accepted, < 0 refused, 1 not fed */
 	__u64 send_mean_ns;
 	__u64 send_var_us2;
 	__u64 recv_mean_ns;
@@ -348,6 +356,8 @@ struct slackgov_window {
 	__u32 svc_us;		/* mean service */
 	__u32 slo_us;		/* the target's SLO when the window closed */
 	__u32 slo_q;
+	__u32 nr_over;		/* requests timed over budget_us */
+	__u32 budget_us;	/* the module's budget T they were timed against */
 };
 
 /**
@@ -508,8 +518,11 @@ struct slackgov_bpf_config {
 /*
  * slackgov_report - hand one closed window to the governor.
  * Callable from BPF_PROG_TYPE_TRACING programs (tp_btf, fentry) only.
- * Returns 0, or -EINVAL for a sample the module rejects (size, version,
- * target or CPU out of range), -ENODEV when no policy runs the governor.
+ * Returns the latency budget T (us) the module holds the target's SLO
+ * to, 0 for a target without one, or -EINVAL for a sample the module
+ * rejects (size, version, target or CPU out of range), -ENODEV when no
+ * policy runs the governor.  The caller counts the requests over T in its
+ * next windows (slackgov_sample.nr_over).
  */
 extern int slackgov_report(const struct slackgov_sample *s, __u32 s__sz) __ksym;
 #endif

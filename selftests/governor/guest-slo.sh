@@ -14,25 +14,31 @@
 
 C=1
 
-ktap_plan 21
+ktap_plan 22
 [ -x "$INJ" ] || ktap_skip_all "sginject not built"
 sg_setup $C || { ktap_fail "setup"; ktap_finished; }
 trace_on
 MIN=$(fmin $C) MAX=$(fmax $C)
 
-# ---- the kfunc: ABI 3 only, every latency field range-checked ----------------------
+# ---- the kfunc: ABI 4 only, every latency field range-checked ----------------------
 inj1() { "$INJ" -d 0 "$@" | sed -n 's/.*last_ret=\(-*[0-9]*\).*/\1/p'; }
-ktap_eq -22 "$(inj1 -C $C -V 2)" "an ABI 2 sample (no slo_margin) is rejected (-EINVAL)"
-ktap_check 'dmesg | grep -q "sample rejected: ABI version 2, .*takes version 3"' \
+ktap_eq "-22 -22" "$(inj1 -C $C -V 2) $(inj1 -C $C -V 3)" \
+	"an ABI 2 or 3 sample (no slo_margin; no nr_over) is rejected (-EINVAL)"
+ktap_check 'dmesg | grep -q "sample rejected: ABI version 2, .*takes version 4"' \
 	"the rejection names both ABI versions in the kernel log"
-ktap_eq 0 "$(inj1 -C $C -S 2000 -n 10 -l 1500 -w 1600 -q 100 -v 300)" \
-	"a sample with an SLO and latency is accepted"
-ktap_eq "-22 -22 -22 -22 -22 -22 -22 -22 -22" \
+# the kfunc returns T, the budget the BPF side counts requests over: the
+# knob's margin of 20 % (sg_setup leaves the default) of a 2 ms SLO
+ktap_eq 1600 "$(inj1 -C $C -S 2000 -n 10 -l 1500 -w 1600 -q 100 -v 300 -o 2 -b 1600)" \
+	"a sample with an SLO and latency is accepted, and the kfunc returns its budget T (1600 us)"
+ktap_eq 0 "$(inj1 -C $C -n 10 -l 1500)" "a target without an SLO: 0"
+ktap_eq "-22 -22 -22 -22 -22 -22 -22 -22 -22 -22 -22" \
 	"$(inj1 -C $C -S 2000:10001) $(inj1 -C $C -S 16777216) $(inj1 -C $C -S 2000:0) \
 $(inj1 -C $C -r 100000001) $(inj1 -C $C -n 100000001) $(inj1 -C $C -l 16777216) \
-$(inj1 -C $C -w 16777216) $(inj1 -C $C -q 16777216) $(inj1 -C $C -v 16777216)" \
-	"slo_q > 10000, slo_us, SLO without percentile, rps, nr_lat, lat_q, lat_win, queue, svc out of range"
-ktap_eq 0 "$(inj1 -C $C -S 16777215:10000 -r 100000000 -l 16777215 -m 0x80000384)" "the largest values are accepted (margin 900)"
+$(inj1 -C $C -w 16777216) $(inj1 -C $C -q 16777216) $(inj1 -C $C -v 16777216) \
+$(inj1 -C $C -S 2000 -n 10 -o 11) $(inj1 -C $C -S 2000 -b 16777216)" \
+	"slo_q > 10000, slo_us, SLO without percentile, rps, nr_lat, lat_q, lat_win, queue, svc, more over T than timed, budget out of range"
+ktap_eq 1677721 "$(inj1 -C $C -S 16777215:10000 -r 100000000 -n 100000000 -o 100000000 -l 16777215 -b 16777215 -m 0x80000384)" \
+	"the largest values are accepted (margin 900: T 1677721 us)"
 ktap_eq "-22 -22" "$(inj1 -C $C -S 2000 -m 0x80000385) $(inj1 -C $C -S 2000 -m 5)" \
 	"a margin above 900, or one without SLACKGOV_MARGIN_OWN, is rejected"
 

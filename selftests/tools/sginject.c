@@ -21,7 +21,8 @@
  *   -S SLO_US[:Q]  the target's SLO (Q in ten-thousandths, default 9900)
  *   -m MARGIN  the sample's slo_margin field as is (0x80000000 | thousandths:
  *      the target's own margin; default 0, the module's knob)
- *   -n NR_LAT -l LAT_Q_US -w LAT_WIN_US -q QUEUE_US -v SVC_US  latency fields
+ *   -n NR_LAT -l LAT_Q_US -w LAT_WIN_US -q QUEUE_US -v SVC_US -o NR_OVER
+ *      -b BUDGET_US  latency fields
  *   -M RATE:MS[,RATE:MS...]  queue mode: a synthetic M/M/1 server (the
  *      SLO law's model) with RATE requests per second, each -v SVC_US of
  *      work at the highest frequency (default 1000), served at the current
@@ -30,9 +31,15 @@
  *      the one over the last ~2000 requests.  At rho >= 1 a backlog builds
  *      (and drains later at the rate the frequency allows).  -B BIAS
  *      (percent, default 100) scales the tail and the queue (a server
- *      burstier than the model).  Prints one line per sample:
- *      "sample i=N phase=P rate=R khz=F slack=S queue=Q lat=P99 latq=P99R".
- * Prints "ok=N err=N last_ret=N" at the end; exit 0 when the feed loaded.
+ *      burstier than the model).  Its requests over the budget T the module
+ *      returned for the last sample (nr_over, budget_us: the BPF side's
+ *      count) are those the model's tail puts over T, their fractions
+ *      carried from window to window.  Prints one line per sample:
+ *      "sample i=N phase=P rate=R khz=F slack=S queue=Q lat=P99 latq=P99R
+ *      over=N budget=T".
+ * Prints "ok=N err=N last_ret=N" at the end (last_ret: the kfunc's return,
+ * the budget T for an accepted sample of an SLO target, else 0 or -errno);
+ * exit 0 when the feed loaded.
  */
 #include <errno.h>
 #include <math.h>
@@ -116,6 +123,8 @@ static int parse_cpus(const char *arg, struct slackgov_sample *s)
  * sojourn time at quantile q is c_q / (mu - lambda), c_q = ln(1 / (1 - q)),
  * its mean queueing rho / (mu - lambda); with rho >= 1 the work that does
  * not fit in a window is carried as a backlog, whose wait adds to both.
+ * A request's sojourn time is over x with probability e^(-(mu - lambda) x)
+ * (over x - wait with a backlog's wait).
  * The percentile over recent requests starts at the first window's and
  * follows the window's with a weight of the window's share of the BPF
  * side's horizon (its requests over SLACKGOV_LAT_RECENT_REQS, or its
@@ -127,7 +136,8 @@ static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int
 		      long fmax_khz, long interval, const long *rate, const long *ms, int n,
 		      long bias)
 {
-	double svc0 = s->svc_us ? s->svc_us : 1000, backlog = 0, latq = 0, arrived = 0;
+	double svc0 = s->svc_us ? s->svc_us : 1000, backlog = 0, latq = 0, arrived = 0, over = 0;
+	struct sg_inject_stats st = {};
 	double q = (s->slo_q ? s->slo_q : SLACKGOV_Q_DEFAULT) / (double)SLACKGOV_Q_ONE;
 	double cq = log(1 / (1 - fmin(q, 0.9999))), b = bias / 100.0;
 	double win_us = interval * 1000.0;
@@ -140,7 +150,7 @@ static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int
 			long khz = read_khz(fcpu, "scaling_cur_freq");
 			double svc = svc0 * fmax_khz / (khz > 0 ? khz : fmax_khz);
 			double lam = rate[ph] / 1e6, rho = lam * svc;	/* per us */
-			double gap = 1 / svc - lam, wait, p99, queue, nr = lam * win_us;
+			double gap = 1 / svc - lam, wait, p99, queue, nr = lam * win_us, t;
 
 			/* backlog: work left over from windows at rho >= 1, in us */
 			backlog = fmax(0, backlog + (rho - 1) * win_us);
@@ -166,11 +176,21 @@ static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int
 			s->lat_win_us = (__u32)fmin(p99, SLACKGOV_LAT_MAX_US);
 			s->lat_q_us = (__u32)fmin(latq, SLACKGOV_LAT_MAX_US);
 			s->rps = rate[ph];
+			/* over T: the tail beyond it, b times the model's */
+			t = s->budget_us;
+			if (t > 0)
+				over += s->nr_lat * (t <= wait ? 1 : gap > 1 / (100 * svc) ?
+						     exp(-gap * (t - wait) / b) : 1);
+			s->nr_over = (__u32)fmin(over, s->nr_lat);
+			over = t > 0 ? over - s->nr_over : 0;
 			bpf_map_update_elem(bpf_map__fd(skel->maps.sample), &zero, s, BPF_ANY);
 			syscall(SYS_getppid);
-			printf("sample i=%d phase=%d rate=%ld khz=%ld slack=%u queue=%u lat=%u latq=%u\n",
+			printf("sample i=%d phase=%d rate=%ld khz=%ld slack=%u queue=%u lat=%u latq=%u over=%u budget=%u\n",
 			       i, ph, rate[ph], khz, s->slack, s->queue_us, s->lat_win_us,
-			       s->lat_q_us);
+			       s->lat_q_us, s->nr_over, s->budget_us);
+			/* the budget the next window's requests are counted against */
+			bpf_map_lookup_elem(bpf_map__fd(skel->maps.stats), &zero, &st);
+			s->budget_us = st.last_ret > 0 ? st.last_ret : 0;
 			usleep(interval * 1000);
 		}
 	}
@@ -194,7 +214,7 @@ int main(int argc, char **argv)
 	long mm_rate[MAX_PHASES], mm_ms[MAX_PHASES], bias = 100;
 	int nmm = 0;
 
-	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:L:S:m:n:l:w:q:v:M:B:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:C:t:p:r:V:z:f:i:d:L:S:m:n:l:w:q:v:M:B:o:b:")) != -1) {
 		switch (opt) {
 		case 's': s.slack = strtoul(optarg, NULL, 10); break;
 		case 'c': s.cv = strtoul(optarg, NULL, 10); break;
@@ -226,6 +246,8 @@ int main(int argc, char **argv)
 		case 'w': s.lat_win_us = strtoul(optarg, NULL, 10); break;
 		case 'q': s.queue_us = strtoul(optarg, NULL, 10); break;
 		case 'v': s.svc_us = strtoul(optarg, NULL, 10); break;
+		case 'o': s.nr_over = strtoul(optarg, NULL, 10); break;
+		case 'b': s.budget_us = strtoul(optarg, NULL, 10); break;
 		case 'B': bias = strtol(optarg, NULL, 10); break;
 		case 'M':
 			nmm = parse_phases(optarg, mm_rate, mm_ms);

@@ -55,7 +55,7 @@ int BPF_PROG(sg_inject, struct pt_regs *regs, long id)
 	s->end_ns = bpf_ktime_get_ns();
 	ret = slackgov_report(s, sizeof(*s));
 	st->last_ret = ret;
-	if (ret)
+	if (ret < 0)		/* else stored: T for an SLO target, or 0 */
 		st->nr_err++;
 	else
 		st->nr_ok++;

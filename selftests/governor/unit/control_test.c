@@ -178,23 +178,31 @@ static struct slackgov_sample slo_sample(u32 target, u32 rho, u32 svc, u32 slo, 
 	s.lat_win_us = lat;
 	s.queue_us = queue;
 	s.svc_us = svc;
+	s.budget_us = sg_slo_budget_us(slo, UT_MARGIN);	/* nr_over: the caller's */
 	return s;
+}
+
+/* @x times the share of a p99 SLO's requests allowed over T: of nr_lat */
+static u32 over_x(const struct slackgov_sample *s, double x)
+{
+	return (u32)lround(s->nr_lat * x / 100);
 }
 
 static void test_slo_arith(void)
 {
-	struct slackgov_sample s = slo_sample(1, 500, 100, 2000, 1600, 10, 20);
+	struct slackgov_sample s = slo_sample(1, 500, 100, 2000, 1600, 10, 100);
 	struct sg_law_params fast = P;
 	struct sg_obs o = {};
+	s32 k0, k1, kk[SG_K_KNOTS];
 	double k, want;
 	u64 need;
-	s32 k0, k1;
 
 	fast.slo_gain = 4000;
+	s.nr_over = 1;		/* 1 %: the share a p99 lets over T */
 	/* f_w 2.4 GHz, half busy: L = 1.2 GHz; W = 100 us * 2.4 GHz; T = 1600 us */
 	obs(&o, &s, 1000 * MS, FMAX, FMIN);
 	k0 = sg_slo_k_log0(9900);
-	CHECK(sg_obs_k_log(&o) == k0, "K starts at c_q when lat_q == T (no step)");
+	CHECK(sg_obs_k_log(&o) == k0, "K starts at c_q, 1 %% of the requests over T (no step)");
 	need = sg_slo_need(&o, sg_slo_budget_us(2000, 200));
 	k = exp2(k0 / 65536.0);
 	want = 1200000 + k * 100.0 * FMAX / 1600;
@@ -205,54 +213,74 @@ static void test_slo_arith(void)
 	CHECK(need >= 2000000 * 1000 / 900, "f_need plans at most 90 %% busy (%llu)",
 	      (unsigned long long)need);
 
-	/* the outer loop: a tail twice the budget, H requests: K x 2^(gain/1000) */
+	/*
+	 * the outer loop: H requests, twice the share the SLO lets over T
+	 * among them: K x 2^(gain/1000)
+	 */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 500, 100, 2000, 3200, 10, SG_SLO_HORIZON);
+	s.nr_over = over_x(&s, 2);
 	obs(&o, &s, 1000 * MS, FMAX, FMIN);
 	CHECK(abs(sg_obs_k_log(&o) - k0 - SG_K_LOG_ONE / 2) < 700,
-	      "H requests at 2x the budget raise log2 K by gain = 0.5 (%.3f)",
+	      "H requests, 2 %% of them over T: log2 K rises by gain = 0.5 (%.3f)",
 	      (sg_obs_k_log(&o) - k0) / 65536.0);
 	s.nr_lat = SG_SLO_HORIZON * 10;
+	s.nr_over = over_x(&s, 2);
 	s.seq++;
 	obs(&o, &s, 1010 * MS, FMAX, FMIN);
 	CHECK(abs(sg_obs_k_log(&o) - k0 - SG_K_LOG_ONE) < 1400,
 	      "a window beyond H requests steps as H requests (%.3f)", (sg_obs_k_log(&o) - k0) / 65536.0);
 	s.nr_lat = 20;
-	s.lat_q_us = 800;
+	s.nr_over = 0;
 	for (int j = 0; j < SG_K_KNOTS; j++)
 		o.k_log[j] = k0;
 	obs(&o, &s, 1020 * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) < k0 && k0 - sg_obs_k_log(&o) < SG_K_LOG_ONE / 100,
-	      "a tail under the budget lowers K, by 20/H of a full step");
-	s.lat_q_us = SLACKGOV_LAT_MAX_US;
+	      "none over T lowers K, by 20/H of a full step");
+	for (int j = 0; j < SG_K_KNOTS; j++)
+		o.k_log[j] = k0;
+	s.nr_lat = 200;
+	s.nr_over = 2;
+	s.seq++;
+	obs(&o, &s, 1030 * MS, FMAX, FMIN);
+	CHECK(sg_obs_k_log(&o) == k0, "1 %% of the requests over T, the share a p99 lets over: no step");
 	s.nr_lat = SG_SLO_HORIZON;
+	s.nr_over = s.nr_lat;
 	for (int i = 0; i < 100; i++)
-		obs_p(&o, &s, (1030 + 10 * i) * MS, FMAX, FMIN, &fast);	/* gain 4000 */
+		obs_p(&o, &s, (1040 + 10 * i) * MS, FMAX, FMIN, &fast);	/* gain 4000 */
 	CHECK(sg_obs_k_log(&o) == k0 + SG_K_LOG_RANGE, "K stays at most 8 c_q");
 	/* anti-windup: at max and far below the model's need, K does not rise */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 900, 1000, 2000, 20000, 10, 10);
+	s.nr_over = s.nr_lat;
 	for (int i = 0; i < 100; i++)
 		obs(&o, &s, (3000 + 10 * i) * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) == k0 && sg_slo_need(&o, 1600) > FMAX * 5 / 4,
-	      "tail 12x the budget at max, need %llu kHz > 5/4 max: K does not wind up",
+	      "every request over T at max, need %llu kHz > 5/4 max: K does not wind up",
 	      (unsigned long long)sg_slo_need(&o, 1600));
 	/*
 	 * ...but a window on the ladder's lower P-state, far under a need the
-	 * policy reaches, does: the tail is of the mix the ladder runs
+	 * policy reaches, does: the requests over T are of the mix the ladder
+	 * runs
 	 */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 300, 100, 2000, 3200, 10, 10);
+	s.nr_over = 1;
 	obs(&o, &s, 3000 * MS, FMAX, FMIN);
 	k1 = sg_obs_k_log(&o);
 	s.seq++;
 	obs(&o, &s, 3010 * MS, FMIN, FMIN);
 	CHECK(sg_obs_k_log(&o) - k1 > 100 && sg_slo_need(&o, 1600) > FMIN * 5 / 4 &&
 	      sg_slo_need(&o, 1600) < FMAX,
-	      "tail 2x the budget in a window at min, need %llu kHz under max: K rises (%d/65536)",
+	      "1 of 10 requests over T in a window at min, need %llu kHz under max: K rises (%d/65536)",
 	      (unsigned long long)sg_slo_need(&o, 1600), sg_obs_k_log(&o) - k1);
-	s.slo_us = 3000;
-	s.lat_q_us = 0;		/* no tail measured yet: no step */
+	memcpy(kk, o.k_log, sizeof(kk));
+	s.budget_us = 1500;	/* counted against another budget: no step */
+	s.seq++;
+	obs(&o, &s, 3020 * MS, FMIN, FMIN);
+	CHECK(!memcmp(kk, o.k_log, sizeof(kk)), "requests counted against another budget than T do not step K");
+	s.slo_us = 3000;	/* counted against the old SLO's T: no step */
+	s.budget_us = 1600;
 	obs(&o, &s, 2100 * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) == k0, "a new SLO restarts K from c_q");
 	s.slo_q = 9990;
@@ -279,6 +307,8 @@ static void test_k_keep(void)
 	u64 now = 1000 * MS;
 	int i;
 
+	s.nr_over = over_x(&s, 2);
+
 	CHECK(store(&o, &s, now += 10 * MS, &m) && !store(&o, &s, now += 10 * MS, &m),
 	      "sg_obs_update() says when the slot started again");
 	store(&o, &s, now += 10 * MS, &m);
@@ -288,15 +318,14 @@ static void test_k_keep(void)
 	now += 5000 * MS;
 	store(&o, &s, now, &m);
 	CHECK(sg_obs_k_log(&o) == k1 && o.k_hold_ns == now, "a restarted slot takes the kept K");
-	s.lat_q_us = 800;
-	for (i = 0; i < 190; i++)	/* 1.9 s of a tail half the budget */
+	s.nr_over = 0;
+	for (i = 0; i < 190; i++)	/* 1.9 s of requests none over T */
 		store(&o, &s, now + (i + 1) * 10 * MS, &m);
 	CHECK(sg_obs_k_log(&o) == k1, "... and holds it for the first horizon (the tail is from before)");
 	obs(&o, &s, now + 2010 * MS, FMAX, FMIN);
 	CHECK(sg_obs_k_log(&o) < k1, "... then learns again");
 	o = (struct sg_obs){};
-	s.slo_us = 4000;
-	s.lat_q_us = 3200;	/* at its budget: no step */
+	s.slo_us = 4000;	/* counted against the old SLO's T: no step */
 	now += 10000 * MS;
 	store(&o, &s, now, &m);
 	CHECK(sg_obs_k_log(&o) == k0 && !o.k_hold_ns && m.slo_us == 4000,
@@ -311,6 +340,8 @@ static void test_k_resume(void)
 {
 	struct slackgov_sample s = slo_sample(1, 500, 100, 2000, 3200, 10, 4);
 	struct slackgov_sample idle = sample(1, 1000);
+
+	s.nr_over = 1;		/* a quarter of the requests over T */
 	const int gap = SG_SLO_RESUME_NS / (10 * MS) - 1;	/* idle windows */
 	s32 k1[SG_K_KNOTS];
 	struct sg_obs o = {};
@@ -320,8 +351,9 @@ static void test_k_resume(void)
 	idle.flags = SLACKGOV_SAMPLE_IDLE;
 	idle.slo_us = s.slo_us;
 	idle.slo_q = s.slo_q;
-	for (i = 0; i < 100; i++)	/* 1 s of a tail twice the budget: K rises */
+	for (i = 0; i < 100; i++)	/* 1 s of them: K rises */
 		obs(&o, &s, now += 10 * MS, FMAX, FMIN);
+	s.nr_over = 0;			/* from now on none: K falls */
 	memcpy(k1, o.k_log, sizeof(k1));
 	for (i = 0; i < gap - 1; i++)
 		obs(&o, &idle, now += 10 * MS, FMAX, FMIN);
@@ -342,25 +374,45 @@ static void test_k_resume(void)
 	CHECK(memcmp(k1, o.k_log, sizeof(k1)) && o.busy_ns == now, "... then learns again");
 }
 
-/* step 2: the outer loop's error is taken within a factor of two */
-static void test_k_clamp(void)
+/*
+ * step 2: a count does not weigh how far over T a request was, and K rises
+ * by at most SG_SLO_RISE_MAX horizon steps per horizon
+ */
+static void test_k_rise(void)
 {
-	const u32 lat[5] = { 3200 * 400, 3200, 2400, 400 * 2, 400 };	/* T = 1600 */
-	s32 k[5];
+	const u32 lat[2] = { 1600 * 400, 2400 };	/* T = 1600 */
+	struct sg_law_params slow = P;
+	struct slackgov_sample s;
+	struct sg_obs o;
+	s32 k[2], k0 = sg_slo_k_log0(9900), h1;
+	u64 now = 1000 * MS;
 	int i;
 
-	for (i = 0; i < 5; i++) {
-		struct slackgov_sample s = slo_sample(1, 500, 100, 2000, lat[i], 10, 20);
-		struct sg_obs o = {};
-
-		obs(&o, &s, 1000 * MS, FMAX, FMIN);	/* a new SLO: K from c_q */
-		obs(&o, &s, 1010 * MS, FMAX, FMIN);
+	for (i = 0; i < 2; i++) {
+		s = slo_sample(1, 500, 100, 2000, lat[i], 10, 20);
+		s.nr_over = 1;
+		o = (struct sg_obs){};
+		obs(&o, &s, 1000 * MS, FMAX, FMIN);
 		k[i] = sg_obs_k_log(&o);
 	}
-	CHECK(k[0] == k[1] && k[1] > k[2], "a tail 400x the budget steps K as one 2x does (%d, %d, 1.5x %d)",
-	      k[0], k[1], k[2]);
-	CHECK(k[3] == k[4] && k[3] < sg_slo_k_log0(9900), "... and one a quarter of it as one half (%d, %d)",
-	      k[3], k[4]);
+	CHECK(k[0] == k[1] && k[0] > k0,
+	      "one request over T steps K alike, whether the tail is 400x T or 1.5x (%d, %d)", k[0], k[1]);
+	/* 20 requests a window (2000 req/s): a horizon is 100 windows */
+	slow.slo_gain = 250;
+	s = slo_sample(1, 200, 100, 2000, 1600 * 400, 10, 20);
+	s.nr_send = 20;
+	s.nr_over = s.nr_lat;
+	o = (struct sg_obs){};
+	for (i = 0; i < 100; i++)
+		obs_p(&o, &s, now += 10 * MS, FMAX, FMIN, &slow);
+	h1 = sg_obs_k_log(&o) - k0;
+	for (i = 0; i < 100; i++)
+		obs_p(&o, &s, now += 10 * MS, FMAX, FMIN, &slow);
+	CHECK(h1 > SG_K_LOG_ONE * 95 / 100 && h1 <= SG_K_LOG_ONE &&
+	      sg_obs_k_log(&o) - k0 - h1 > SG_K_LOG_ONE * 45 / 100 &&
+	      sg_obs_k_log(&o) - k0 - h1 <= SG_K_LOG_ONE / 2,
+	      "every request over T at gain 250: log2 K rises by the full budget and a horizon's refill (%.3f), then by a refill a horizon (%.3f)",
+	      h1 / 65536.0, (sg_obs_k_log(&o) - k0 - h1) / 65536.0);
 }
 
 /* step 2: K is learnt per load (knots of L / fmax), linear between them */
@@ -376,11 +428,11 @@ static void test_k_load(void)
 	obs(&o, &s, now += 10 * MS, FMAX, 0);
 	need0 = sg_slo_need(&o, t);	/* the model's need, K about c_q */
 	klo = sg_obs_k_log(&o);
-	/* 10 s at 10 % load, the tail half the budget, on a policy whose min
-	 * is above that need */
+	/* 10 s at 10 % load, no request over T, on a policy whose min is
+	 * above that need */
 	for (i = 0; i < 1000; i++)
 		obs(&o, &s, now += 10 * MS, FMAX, need0 * 11 / 10);
-	CHECK(sg_obs_k_log(&o) == klo, "a tail under the budget where f_need is under the policy's min leaves K (%.2f)",
+	CHECK(sg_obs_k_log(&o) == klo, "none over T where f_need is under the policy's min leaves K (%.2f)",
 	      (sg_obs_k_log(&o) - klo) / 65536.0);
 	for (i = 0; i < 1000; i++)	/* a min under it: K falls until f_need is there */
 		obs(&o, &s, now += 10 * MS, FMAX, need0 * 3 / 4);
@@ -393,26 +445,29 @@ static void test_k_load(void)
 	for (i = 0; i < 1000; i++)	/* min 0: K is free to fall */
 		obs(&o, &s, now += 10 * MS, FMAX, 0);
 	klo = sg_obs_k_log(&o);
-	CHECK(klo < k0 - SG_K_LOG_ONE / 2, "a tail under the budget at 10 %% load lowers K there (%.2f)",
+	CHECK(klo < k0 - SG_K_LOG_ONE / 2, "none over T at 10 %% load lowers K there (%.2f)",
 	      (klo - k0) / 65536.0);
-	s = slo_sample(1, 900, 100, 2000, 1600, 10, 180);	/* 90 %, at the budget: no step */
+	s = slo_sample(1, 900, 100, 2000, 1600, 10, 200);	/* 90 %, 1 % over T: no step */
+	s.nr_over = 2;
 	for (i = 0; i < 300; i++)
 		obs(&o, &s, now += 10 * MS, FMAX, 0);
 	CHECK(o.k_pos > 3 * SG_K_POS_ONE && sg_obs_k_log(&o) == k0,
 	      "at 90 %% load K is still c_q: what was learnt at 10 %% does not carry (%.2f)",
 	      (sg_obs_k_log(&o) - k0) / 65536.0);
-	s = slo_sample(1, 100, 100, 2000, 1600, 10, 20);
+	s = slo_sample(1, 100, 100, 2000, 1600, 10, 100);	/* 1 % over T: no step */
+	s.nr_over = 1;
 	for (i = 0; i < 300; i++)
 		obs(&o, &s, now += 10 * MS, FMAX, 0);
 	CHECK(sg_obs_k_log(&o) == klo, "back at 10 %% load, K is what was learnt there");
 	/* a step between two knots moves K at that load by the step */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 375, 100, 2000, 3200, 10, SG_SLO_HORIZON);
+	s.nr_over = over_x(&s, 2);
 	obs(&o, &s, 1000 * MS, FMAX, 0);
 	CHECK(o.k_pos == 3 * SG_K_POS_ONE / 2 &&
 	      abs(sg_obs_k_log(&o) - k0 - SG_K_LOG_ONE / 2) < 700 &&
 	      o.k_log[1] > k0 && o.k_log[2] > k0 && o.k_log[0] == k0 && o.k_log[3] == k0,
-	      "midway between two knots, H requests at 2x the budget raise log2 K there by 0.5 (%.3f), through those two knots",
+	      "midway between two knots, H requests 2 %% over T raise log2 K there by 0.5 (%.3f), through those two knots",
 	      (sg_obs_k_log(&o) - k0) / 65536.0);
 }
 
@@ -729,7 +784,7 @@ static double closed_loop_at(double rate, double svc_us, u32 slo, double bias, i
 	struct sg_law law = { .mode = SG_MODE_UTIL };
 	const double w = svc_us * FMAX;		/* svc_us at fmax */
 	const u32 t = sg_slo_budget_us(slo, P.slo_margin);
-	double lat_q = 0, tail = 0, fsum = 0, f = FMAX, arrived = 0;
+	double lat_q = 0, tail = 0, fsum = 0, f = FMAX, arrived = 0, over = 0;
 	struct sg_ctl_out out;
 	struct sg_ctl_in in;
 	struct sg_obs o = {};
@@ -755,6 +810,12 @@ static double closed_loop_at(double rate, double svc_us, u32 slo, double bias, i
 		s.lat_q_us = (u32)fmin(lat_q, SLACKGOV_LAT_MAX_US);
 		s.lat_win_us = s.lat_q_us;
 		s.queue_us = rho < 1 ? (u32)(bias * rho / mu_l * 1e6) : 100000;
+		/* requests over T: P(sojourn > T) = e^(-(mu - lambda) T / bias),
+		 * the fractions carried to the next window */
+		over += rho < 1 ? nr * exp(-mu_l * t / 1e6 / bias) : nr;
+		s.nr_over = (u32)fmin(over, nr);
+		over -= s.nr_over;
+		s.budget_us = t;
 		obs(&o, &s, now += 10 * MS, (u32)f, FMIN);
 		decide(&law, &o, 1, now, &out, &in);
 		f = out.freq;
@@ -850,7 +911,7 @@ int main(void)
 	test_slo_arith();
 	test_k_keep();
 	test_k_resume();
-	test_k_clamp();
+	test_k_rise();
 	test_k_load();
 	test_pid_steps();
 	test_ff_bounds();

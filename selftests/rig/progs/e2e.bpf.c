@@ -119,7 +119,7 @@ int BPF_PROG(sg_sys_exit, struct pt_regs *regs, long ret)
 	if (cpu < SLACKGOV_MAX_CPUS)
 		s->cpus[cpu / 64 & (SLACKGOV_CPU_WORDS - 1)] |= 1ULL << (cpu % 64);
 	st->last_ret = slackgov_report(s, sizeof(*s));
-	if (st->last_ret)
+	if (st->last_ret < 0)
 		st->nr_err++;
 	else
 		st->nr_ok++;
