@@ -178,11 +178,13 @@ lr_follow() {
 # /proc/PID/stat's utime + stime over all its threads) in half a second:
 # a client that stops leaves the requests it sent in the server's sockets,
 # and the server answers them (to closed connections) for as long as they
-# take.  An overload of twice its capacity for 2 s leaves 2 s of work at
-# fmax, and a fixed wait that the host's slowing outlasts passes it on to
-# the next run, whose first requests queue behind it for seconds
-# (evaluation.rst).  Sets LR_QUIET_HALVES to the half-seconds it waited
-# before the quiet one; 1 when the server is still busy after MAX_S.
+# take: a run must not start behind another's backlog.  (The bench's
+# capacity probes, an overload of twice the capacity for 2 s, drained
+# within 0.5 s of the end of their window sampler in every probe
+# measured: the requests of 1-1.7 s in the next cell's first second come
+# from elsewhere, evaluation.rst.)  Sets LR_QUIET_HALVES to the
+# half-seconds it waited before the quiet one; 1 when the server is still
+# busy after MAX_S.
 LR_QUIET_MAX_S=30
 LR_QUIET_TICKS=2
 lr_cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$LR_SERVER_PID/stat" 2>/dev/null || echo 0; }
