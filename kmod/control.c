@@ -88,8 +88,8 @@
  *    H the requests of a horizon: the target's rate (step 1's decayed
  *    sums) over SLACKGOV_LAT_RECENT_MS = 2 s, at most
  *    SLACKGOV_LAT_RECENT_REQS = 2000 and at least SG_SLO_OVER_MIN / (1 - q)
- *    (200 for a p99, so that one request over T is not a large part of a
- *    horizon's step).  Each request over T raises K, each one under lowers
+ *    (200 for a p99: one request over T then steps K by half a horizon's
+ *    step at most).  Each request over T raises K, each one under lowers
  *    it by (1 - q) / q as much: the loop rests where the share of requests
  *    over T is 1 - q, i.e. with the percentile of all the requests at T,
  *    whatever the model's error.  That is the SLO's own figure, the p99 of
@@ -108,8 +108,7 @@
  *    its share of a horizon, the larger of nr_lat / 2000 and len / 2 s);
  *    counts beyond it are dropped.  A model off by a factor of four still
  *    reaches its K within two horizons.  The model gives the fast,
- *    proportional response
- *    to a load change.  K stays within c_q/8 ..
+ *    proportional response to a load change.  K stays within c_q/8 ..
  *    8 c_q (a model off by more is not a model), and it does not rise
  *    while f_need is over 5/4 of the policy's max: raising K cannot help
  *    there, and a K wound up during a host stall would hold the policy at
@@ -146,8 +145,7 @@
  *    K is: a K that learnt from them would run the policy high for
  *    seconds after, and then undershoot as it unwound.  A new SLO or an exited target
  *    starts from c_q.
- *    The default gain 500 settles in about two horizons without
- *    overshooting the budget by more than ~10 % against the lag of lat_q
+ *    The default gain 500 settles in about two horizons, the tail at T
  *    (selftests/governor/unit's closed loops).
  *    f_need is at least L * 1000 / SG_SLO_RHO_MAX (900): the law never
  *    plans the server more than 90 % busy, where its queue (9 service
