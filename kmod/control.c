@@ -609,7 +609,6 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		o->slo_us = 0;		/* K starts again below */
 		o->k_hold_ns = 0;
 		o->busy_ns = 0;
-		o->k_rise = sg_k_rise_max(p);
 	} else {
 		/* the work's sums forget with tau SG_WORK_TAU_US */
 		u32 d = div_u64((u64)SG_WORK_TAU_US << 10, SG_WORK_TAU_US + len_us);
@@ -630,7 +629,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	o->k_pos = min_t(u64, div64_u64((u64)o->load_f * (SG_K_KNOTS - 1) * SG_K_POS_ONE,
 					max(lim->hw_max, 1U)),
 			 (SG_K_KNOTS - 1) * SG_K_POS_ONE);
-	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q) {
+	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q) {	/* a fresh slot too */
 		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
 		o->k_rise = sg_k_rise_max(p);
 	}
@@ -684,8 +683,6 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	o->lat_win_us = s->lat_win_us;
 	o->queue_us = s->queue_us;
 	o->svc_us = s->svc_us;
-	o->nr_over = idle ? 0 : s->nr_over;
-	o->budget_us = s->budget_us;
 	o->f_khz = f_khz;
 	o->load = load;
 	o->stamp_ns = now;

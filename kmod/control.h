@@ -116,8 +116,6 @@ struct sg_limits {
  *		held)
  * @busy_ns:	stamp of the slot's latest window with timed requests (0: none
  *		since it started)
- * @nr_over, @budget_us: the window's requests over the budget, and the
- *		budget they were counted against (the sample's)
  * @k_rise:	the rise of log2(K) the outer loop may still take (step 2),
  *		1/65536 units
  */
@@ -133,7 +131,6 @@ struct sg_obs {
 	u32	rps;
 	u32	slo_us, slo_q, slo_margin;
 	u32	nr_lat, lat_q_us, lat_win_us, queue_us, svc_us;
-	u32	nr_over, budget_us;
 	u32	f_khz;
 	u32	load, load_f;
 	u64	work_f;

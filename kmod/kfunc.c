@@ -140,7 +140,7 @@ noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 {
 	struct sg_policy *sp, *kicked = NULL;
 	int cpu, w, ncpus = min_t(int, nr_cpu_ids, SLACKGOV_MAX_CPUS);
-	u32 budget = 0;
+	u32 budget = 0, b;
 	u64 now;
 	bool any = false;
 
@@ -173,10 +173,9 @@ noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 			sp = rcu_dereference(per_cpu(sg_cpu, cpu).sp);
 			if (!sp)
 				continue;	/* not governed by slack: nothing to store */
-			if (any)
-				sg_store(sp, cpu, s, now);
-			else
-				budget = sg_store(sp, cpu, s, now);
+			b = sg_store(sp, cpu, s, now);
+			if (!any)
+				budget = b;
 			WRITE_ONCE(sp->last_sample_ns, now);
 			if (s->flags & SLACKGOV_SAMPLE_EXITED)
 				WRITE_ONCE(sp->last_exit_ns, now);
@@ -189,7 +188,7 @@ noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 		}
 	}
 	rcu_read_unlock();
-	return any ? (int)min_t(u32, budget, SLACKGOV_LAT_MAX_US) : -ENODEV;
+	return any ? (int)budget : -ENODEV;	/* <= slo_us <= SLACKGOV_LAT_MAX_US */
 }
 
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
