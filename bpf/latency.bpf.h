@@ -88,9 +88,12 @@
  *   stamps yet), and a server whose requests are read in pieces by one
  *   thread and answered by another gives none at all: later answers are
  *   then timed from the newest byte read.
- * - A second read on the same fd before the first answer (a request in
+ * - A second read on the same socket before the first answer (a request in
  *   several segments, or read in pieces) keeps the first arrival; a read on
- *   another fd before it replaces the pending request, which is not timed.
+ *   another socket before it replaces the pending request, which is not
+ *   timed.  The socket is told by its fd and its cookie: a request left
+ *   unanswered (its send failed: the client had gone) must not date the
+ *   next connection that gets the same fd number.
  * - Keep-alive connections: each request is timed from its own first byte,
  *   since a read that empties the socket clears its stamp.
  * - The first request of a connection: the socket has no storage until a
@@ -99,7 +102,8 @@
  *   handshake's last ACK) is not seen by ``tcp_probe`` either.
  * - Blind: a request answered by another thread than the one that read it
  *   (not timed; a later send on the same fd by the reader would time it
- *   against the old arrival), a send that answers nothing before the
+ *   against the old arrival, even on a new connection that got the fd
+ *   and was not read yet), a send that answers nothing before the
  *   thread's next wait or read (a push: timed as one more answer), UDP
  *   and other non-TCP sockets (no arrival, no read event: not timed),
  *   io_uring and ``splice``/``sendfile`` paths that are not send-family
@@ -220,10 +224,12 @@ static __always_inline __u64 lat_stamp(__u64 t, __u64 now)
 }
 
 /* A read on the thread's fd now starts a new pending request: none is
- * pending, it was on another fd, or it was answered. */
+ * pending, it was on another fd or another socket (its fd closed and
+ * reused), or it was answered. */
 static __always_inline bool lat_new_pending(const struct sg_thread *th)
 {
-	return !th->lat_read_ns || th->lat_fd != th->fd || th->lat_answered;
+	return !th->lat_read_ns || th->lat_fd != th->fd || th->lat_ck != th->rd_ck ||
+	       th->lat_answered;
 }
 
 /* The pending read's answers are over: fold its bytes per answer into the
@@ -258,6 +264,7 @@ static __always_inline void lat_read(struct sock *sk)
 	now = bpf_ktime_get_ns();
 	copied = tp->copied_seq;
 	if (!th->rd_ns) {		/* the first read of this call */
+		th->rd_ck = bpf_get_socket_cookie(sk);
 		th->rd_arr_ns = lat_stamp(ss->first_ns, now);
 		th->rd_ns = now;
 		/* a new pending read (as lat_recv_done() will decide): its
@@ -315,6 +322,7 @@ static __always_inline void lat_recv_done(struct sg_thread *th)
 		th->lat_arr_ns = th->rd_arr_ns;
 		th->lat_read_ns = th->rd_ns;
 		th->lat_fd = th->fd;
+		th->lat_ck = th->rd_ck;
 		th->lat_answered = 0;
 	}
 	th->lat_last_ns = th->rd_last_ns;	/* the newest byte read so far */

@@ -271,8 +271,10 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 slept;		/* sched_switch: it slept in the recv in progress */
 	/* latency.bpf.h: the request this thread read and has not answered */
 	__s32 fd;		/* fd of the send or recv in progress */
-	__s32 lat_fd;		/* the pending request's socket */
-	__u64 rd_arr_ns;	/* this recv's first TCP read: its data's arrival */
+	__s32 lat_fd;		/* the pending request's fd */
+	__u64 lat_ck;		/* ... and its socket's cookie (fds are reused) */
+	__u64 rd_ck;		/* this recv's first TCP read: its socket's cookie */
+	__u64 rd_arr_ns;	/* ... its data's arrival */
 	__u64 rd_last_ns;	/* ... the newest arrival it read */
 	__u64 rd_ns;		/* ... and when it was read (0: no TCP read yet) */
 	__u64 lat_arr_ns;	/* the pending read: arrival of its first byte */

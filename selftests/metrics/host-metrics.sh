@@ -3,7 +3,8 @@
 # client: sends counted equal requests served (observed RPS), slack falls as
 # load rises (also for a thread-per-connection server, whose workers wait in
 # blocking reads), every answer to requests read at once is timed, each
-# from its own arrival, the recent tail forgets an overload within its
+# from its own arrival, a request left unanswered does not date the next
+# connection on its fd, the recent tail forgets an overload within its
 # horizon, a process that is not a target is not counted.
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/lib/server.sh"
@@ -16,7 +17,7 @@ sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
 
-ktap_plan 17
+ktap_plan 18
 "$S" load > /dev/null
 start_server "$B/sgserver" -t 2 -s 100
 "$S" target add --pid $SPID > /dev/null
@@ -96,6 +97,27 @@ ktap_note "client: latencies $(echo "$pcl" | cut -d' ' -f1-3) us, sum ${csum:-?}
 ktap_check '[ -n "$csum" ] && [ "$psum" -le $((csum + 1000)) ] && [ "$psum" -ge $((csum - 5000)) ]' \
 	"requests read at once: each timed from its own arrival (sum within 5 ms of the client's)"
 "$S" target del --pid $PP > /dev/null
+
+# a request left unanswered (its client reset the connection, the answer
+# failed) does not date the next connection that gets its fd number: that
+# one's request is timed from its own read, not from the unanswered one's
+# arrival a second before (fds are per socket and its cookie: latency.bpf.h)
+python3 "$SG_TOP/selftests/metrics/reuse.py" server > ru.out & RU=$!
+sg_defer "kill $RU 2>/dev/null"
+for i in $(seq 1 20); do [ -s ru.out ] && break; sleep 0.1; done
+rslot=$("$S" -j target add --pid $RU | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
+rlat() { "$B/sgwin" -s "$rslot" | sed -n 's/^lat //p' | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+rn0=$(rlat total_lat) rt0=$(rlat total_lat_ns)
+rcl=$(python3 "$SG_TOP/selftests/metrics/reuse.py" client "$(head -n 1 ru.out)")
+wait $RU
+sleep 0.1
+rn1=$(rlat total_lat) rt1=$(rlat total_lat_ns)
+rfd=$(sed -n 's/^fds //p' ru.out)
+rn=$(( ${rn1:-0} - ${rn0:-0} )) rt=$(( (${rt1:-0} - ${rt0:-0}) / 1000 ))
+ktap_note "server: fds of A and B, A unanswered: ${rfd:-?}; client: B in ${rcl:-?} us; server side: $rn timed, $rt us"
+ktap_check '[ "$(echo "$rfd" | awk "{ print \$1 == \$2 && \$4 == 1 }")" = 1 ] && [ "$rn" -eq 1 ] && [ "$rt" -lt 100000 ]' \
+	"a new connection on an unanswered request's fd: its request timed alone, in $rt us (not from the other's arrival 1.1 s before)"
+"$S" target del --pid $RU > /dev/null
 
 # the recent tail (lat_q_us, what the SLO law holds) has a hard horizon of
 # 2 s: an overload's slow requests are gone from it within 2 s of its end
