@@ -683,6 +683,8 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	o->lat_win_us = s->lat_win_us;
 	o->queue_us = s->queue_us;
 	o->svc_us = s->svc_us;
+	o->nr_over = idle ? 0 : s->nr_over;
+	o->over_us = s->budget_us;
 	o->f_khz = f_khz;
 	o->load = load;
 	o->stamp_ns = now;
@@ -785,6 +787,10 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 			in->lat_q_us = o->lat_q_us;
 			in->lat_win_us = o->lat_win_us;
 			in->queue_us = o->queue_us;
+			in->slo_seq = o->seq;
+			in->nr_lat = o->nr_lat;
+			in->nr_over = o->nr_over;
+			in->over_us = o->over_us;
 			in->k_milli = (u32)min_t(u64, (sg_exp2_q10(sg_obs_k_log(o) >> 6) * 1000) >> 10,
 						 U32_MAX);
 			in->slo_target = o->target;

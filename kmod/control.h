@@ -116,6 +116,9 @@ struct sg_limits {
  *		held)
  * @busy_ns:	stamp of the slot's latest window with timed requests (0: none
  *		since it started)
+ * @nr_over, @over_us: the window's requests longer than T, and the T they
+ *		were counted against (the sample's budget_us; the policy view
+ *		and the decision trace show them)
  * @k_rise:	the rise of log2(K) the outer loop may still take (step 2),
  *		1/65536 units
  */
@@ -131,6 +134,7 @@ struct sg_obs {
 	u32	rps;
 	u32	slo_us, slo_q, slo_margin;
 	u32	nr_lat, lat_q_us, lat_win_us, queue_us, svc_us;
+	u32	nr_over, over_us;
 	u32	f_khz;
 	u32	load, load_f;
 	u64	work_f;
@@ -173,8 +177,9 @@ struct sg_k_mem {
  *		its L lags a rise (step 3's landing)
  * @slo_load:	the largest filtered work rate L of the SLO targets, kHz
  * @f_need:	largest SLO frequency need, kHz
- * @slo_us, @lat_q_us, @lat_win_us, @queue_us, @k_milli, @slo_target:
- *		the SLO target with the largest need (trace, stats)
+ * @slo_us, @slo_seq, @lat_q_us, @lat_win_us, @queue_us, @nr_lat, @nr_over,
+ * @over_us, @k_milli, @slo_target: the SLO target with the largest need and
+ *		its latest window (trace, stats)
  * @fresh:	the PID's target has a window it has not stepped on
  * @slo_fresh:	an SLO target has a window the SLO output has not used
  */
@@ -191,6 +196,8 @@ struct sg_ctl_in {
 	u32	slo_load;
 	u64	f_need;
 	u32	slo_us, lat_q_us, lat_win_us, queue_us, k_milli, slo_target;
+	u32	nr_lat, nr_over, over_us;
+	u64	slo_seq;
 	bool	fresh, slo_fresh;
 };
 

@@ -142,6 +142,9 @@ static void sg_view_add(struct slackgov_policy_view *v, const struct sg_obs *o, 
 	t->load_khz = o->load_f;
 	t->slo_q = o->slo_us ? o->slo_q : 0;
 	t->budget_us = sg_obs_budget_us(o, slo_margin);
+	t->nr_lat = o->nr_lat;
+	t->nr_over = o->nr_over;
+	t->over_us = o->slo_us ? o->over_us : 0;
 	/* keep newest first: move it up past older entries */
 	for (i = t - v->targets; i > 0 && v->targets[i - 1].age_us > v->targets[i].age_us; i--)
 		swap(v->targets[i - 1], v->targets[i]);

@@ -23,9 +23,10 @@
  * constrained slack target's window sequence number, filtered and raw slack
  * and setpoint, the largest cv, that target's rps, the number of fresh
  * targets and of SLO targets; load for the util rule), the SLO target with
- * the largest need (its SLO, lat_q and this window's percentile, mean
- * queueing, us; K x1000; f_need, kHz), the PID terms in kHz, the frequency
- * asked for and why.
+ * the largest need (its SLO, its latest window's sequence number, lat_q and
+ * this window's percentile, mean queueing, us; the window's timed requests and those over T, with the T
+ * they were counted against, us; K x1000; f_need, kHz), the PID terms in
+ * kHz, the frequency asked for and why.
  */
 TRACE_EVENT(slackgov_decision,
 	TP_PROTO(unsigned int cpu, int mode, const struct sg_ctl_in *in, u32 load,
@@ -44,9 +45,13 @@ TRACE_EVENT(slackgov_decision,
 		__field(u32,		slo_targets)
 		__field(u32,		load)
 		__field(u32,		slo_us)
+		__field(u64,		slo_seq)
 		__field(u32,		lat_q_us)
 		__field(u32,		lat_win_us)
 		__field(u32,		queue_us)
+		__field(u32,		nr_lat)
+		__field(u32,		nr_over)
+		__field(u32,		over_us)
 		__field(u32,		k)
 		__field(u64,		f_need)
 		__field(s32,		err)
@@ -71,9 +76,13 @@ TRACE_EVENT(slackgov_decision,
 		__entry->slo_targets = in->slo_targets;
 		__entry->load = load;
 		__entry->slo_us = in->slo_us;
+		__entry->slo_seq = in->slo_seq;
 		__entry->lat_q_us = in->lat_q_us;
 		__entry->lat_win_us = in->lat_win_us;
 		__entry->queue_us = in->queue_us;
+		__entry->nr_lat = in->nr_lat;
+		__entry->nr_over = in->nr_over;
+		__entry->over_us = in->over_us;
 		__entry->k = in->k_milli;
 		__entry->f_need = out->f_need;
 		__entry->err = out->err;
@@ -85,12 +94,14 @@ TRACE_EVENT(slackgov_decision,
 		__entry->freq = out->freq;
 		__entry->reason = out->reason;
 	),
-	TP_printk("policy=%u mode=%s seq=%llu slack=%u raw=%u setpoint=%u cv=%u rps=%u targets=%u slo_targets=%u load=%u slo_us=%u lat_q_us=%u lat_win_us=%u queue_us=%u k=%u f_need=%llu err=%d p=%lld i=%lld d=%lld ff=%lld u=%lld freq=%u reason=%s",
+	TP_printk("policy=%u mode=%s seq=%llu slack=%u raw=%u setpoint=%u cv=%u rps=%u targets=%u slo_targets=%u load=%u slo_us=%u slo_seq=%llu lat_q_us=%u lat_win_us=%u queue_us=%u nr_lat=%u nr_over=%u over_us=%u k=%u f_need=%llu err=%d p=%lld i=%lld d=%lld ff=%lld u=%lld freq=%u reason=%s",
 		  __entry->cpu, __print_symbolic(__entry->mode, SG_TRACE_MODES),
 		  __entry->seq, __entry->slack, __entry->raw, __entry->setpoint, __entry->cv,
 		  __entry->rps, __entry->targets, __entry->slo_targets, __entry->load,
-		  __entry->slo_us, __entry->lat_q_us, __entry->lat_win_us, __entry->queue_us,
-		  __entry->k, __entry->f_need, __entry->err, __entry->p, __entry->i,
+		  __entry->slo_us, __entry->slo_seq, __entry->lat_q_us, __entry->lat_win_us,
+		  __entry->queue_us,
+		  __entry->nr_lat, __entry->nr_over, __entry->over_us, __entry->k,
+		  __entry->f_need, __entry->err, __entry->p, __entry->i,
 		  __entry->d, __entry->ff, __entry->u, __entry->freq,
 		  __print_symbolic(__entry->reason, SG_TRACE_REASONS))
 );

@@ -68,8 +68,15 @@ enum slackgov_view_mode {
  * @load_khz:	filtered work rate (1 - slack) * f, kHz: the target keeps a
  *		CPU busy load_khz / f of the time at frequency f
  * @slo_q:	the SLO's quantile, SLACKGOV_Q_ONE (10000) units (0: no SLO)
- * @budget_us:	what the built-in law holds @lat_q_us under: @slo_us less
- *		the target's margin, or the slo_margin knob's (0: no SLO)
+ * @budget_us:	T, where the built-in law holds the percentile of the
+ *		target's requests: @slo_us less the target's margin, or the
+ *		slo_margin knob's (0: no SLO)
+ * @nr_lat:	requests the window timed
+ * @nr_over:	of them, those longer than @over_us: the count the built-in
+ *		law's outer loop steps K on (kmod/control.c,
+ *		DOC "slack control law", step 2)
+ * @over_us:	the budget the BPF side counted @nr_over against: @budget_us,
+ *		unless the SLO or a margin changed since (0: no SLO)
  */
 struct slackgov_view_target {
 	__u32 target;
@@ -88,6 +95,9 @@ struct slackgov_view_target {
 	__u32 load_khz;
 	__u32 slo_q;
 	__u32 budget_us;
+	__u32 nr_lat;
+	__u32 nr_over;
+	__u32 over_us;
 };
 
 /**

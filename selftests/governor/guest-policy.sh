@@ -37,7 +37,7 @@ if [ "$kv" -lt 609 ]; then
 	ktap_finished
 fi
 
-ktap_plan 33
+ktap_plan 34
 sg_defer "rm -f $PPIN"
 trace_on || ktap_note "no slackgov trace events"
 ktap_eq builtin "$(cat $LAW)" "law: builtin before any policy"
@@ -98,6 +98,17 @@ wait
 budget_want=$(( $(fmin 1) + 5000 * (1000 - $(cat $GOV/slo_margin)) / 1000 * 10 + 9 ))
 ktap_check 'wait_for "grep -q \"law=bpf:budget .* ret=$budget_want \" $TR/trace" 50' \
 	"... and the knob's margin for a target without its own (ret=$budget_want)"
+wait
+"$S" policy unload > /dev/null
+
+# -- the window's counts for the outer loop: 10 timed, 3 over the 4.5 ms
+# budget they were counted against (the target's own margin, as above)
+"$S" policy load "$P/count_policy.bpf.o" > /dev/null
+"$INJ" -C 1 -t 7 -s 500 -S 5000:9000 -m $((0x80000000 | 100)) -n 10 -o 3 -b 4500 -l 3000 \
+	-d 1500 > /dev/null &
+count_want=$(( $(fmin 1) + 10 * 10000 + 3 * 100 + 1 ))
+ktap_check 'wait_for "grep -q \"law=bpf:count .* ret=$count_want \" $TR/trace" 50' \
+	"the view carries the window's requests, those over T and the T they were counted against (ret=$count_want)"
 wait
 "$S" policy unload > /dev/null
 sc_fails 1 "a policy built against another view layout is refused" \

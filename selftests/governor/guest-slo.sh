@@ -72,8 +72,8 @@ ktap_note "the 50 ms SLO with its own margin of 80 % (10 ms of budget): $fm kHz"
 ktap_cmp "$fm" -gt "$fl" "a target's own margin: the same SLO with a margin of 80 % runs higher"
 lt=$(field tight.log 0 lat | tail -n 150 | mean)
 ktap_cmp "$lt" -lt 12000 "the tight SLO is held: the server's mean p99 over the last 150 windows is $lt us < 12000"
-ktap_check 'grep -q "slackgov_decision: policy=$C mode=slo .*slo_us=12000 lat_q_us=[0-9]* lat_win_us=[0-9]* queue_us=[0-9]* k=[0-9]* f_need=[0-9]* .*reason=slo" $TR/trace' \
-	"the decision trace carries the SLO, the latency, K, f_need and reason slo"
+ktap_check 'grep -q "slackgov_decision: policy=$C mode=slo .*slo_us=12000 slo_seq=[1-9][0-9]* lat_q_us=[0-9]* lat_win_us=[0-9]* queue_us=[0-9]* nr_lat=[0-9]* nr_over=[0-9]* over_us=[0-9]* k=[0-9]* f_need=[0-9]* .*reason=slo" $TR/trace' \
+	"the decision trace carries the SLO, the latency, the counts over T, K, f_need and reason slo"
 
 # a step from 100 to 800 req/s at min builds a queue (rho 2.4 at 1 GHz): max
 # within one window (the sample after the first queued one), slo-queue; the
