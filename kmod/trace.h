@@ -24,9 +24,9 @@
  * and setpoint, the largest cv, that target's rps, the number of fresh
  * targets and of SLO targets; load for the util rule), the SLO target with
  * the largest need (its SLO, its latest window's sequence number, lat_q and
- * this window's percentile, mean queueing, us; the window's timed requests and those over T, with the T
- * they were counted against, us; K x1000; f_need, kHz), the PID terms in
- * kHz, the frequency asked for and why.
+ * this window's percentile, mean queueing, us; the window's timed requests
+ * and those over T, with the T they were counted against, us; K x1000;
+ * f_need, kHz), the PID terms in kHz, the frequency asked for and why.
  */
 TRACE_EVENT(slackgov_decision,
 	TP_PROTO(unsigned int cpu, int mode, const struct sg_ctl_in *in, u32 load,

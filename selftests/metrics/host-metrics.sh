@@ -16,6 +16,17 @@ B=$SG_BUILD/selftests
 sg_defer "$S unload"
 py() { python3 -c "import json,sys; d=json.load(sys.stdin); $1"; }
 tgt() { "$S" -j status | py "x=[t for t in d['targets'] if t['target']=='pid $1'][0]; print($2)"; }
+# py_server SCRIPT OUT: a selftests/metrics script's server, its output
+# (the port first) in OUT, made a target: PYPID, PYSLOT (python3 -B: the
+# shared loopreq.py leaves no __pycache__ in the tree)
+py_server() {
+	python3 -B "$SG_TOP/selftests/metrics/$1" server > "$2" & PYPID=$!
+	sg_defer "kill $PYPID 2>/dev/null"
+	for i in $(seq 1 20); do [ -s "$2" ] && break; sleep 0.1; done
+	PYSLOT=$("$S" -j target add --pid $PYPID | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
+}
+# slat SLOT KEY: a field of the slot's cumulative latency counters (sgwin)
+slat() { "$B/sgwin" -s "$1" | sed -n 's/^lat //p' | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
 ktap_plan 18
 "$S" load > /dev/null
@@ -78,15 +89,12 @@ kill $SPID
 # the second one would lose 40 ms).  Within 1 ms over: the server-side sum
 # holds the two warm-ups' tens of microseconds too, the client's is of
 # whole microseconds
-python3 "$SG_TOP/selftests/metrics/pipeline.py" server > pp.port & PP=$!
-sg_defer "kill $PP 2>/dev/null"
-for i in $(seq 1 20); do [ -s pp.port ] && break; sleep 0.1; done
-pslot=$("$S" -j target add --pid $PP | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
-plat() { "$B/sgwin" -s "$pslot" | sed -n 's/^lat //p' | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-pn0=$(plat total_lat) pt0=$(plat total_lat_ns)
-pcl=$(python3 "$SG_TOP/selftests/metrics/pipeline.py" client "$(cat pp.port)")
+py_server pipeline.py pp.port
+PP=$PYPID pslot=$PYSLOT
+pn0=$(slat $pslot total_lat) pt0=$(slat $pslot total_lat_ns)
+pcl=$(python3 -B "$SG_TOP/selftests/metrics/pipeline.py" client "$(cat pp.port)")
 sleep 0.1
-pn1=$(plat total_lat) pt1=$(plat total_lat_ns)
+pn1=$(slat $pslot total_lat) pt1=$(slat $pslot total_lat_ns)
 # sgwin -w: the same counters, one "lat" line per line asked, from one process
 # (lr_step reads them at a bench's mark without a fork)
 srv=$(printf '\n\n' | "$B/sgwin" -s "$pslot" -w)
@@ -102,16 +110,13 @@ ktap_check '[ -n "$csum" ] && [ "$psum" -le $((csum + 1000)) ] && [ "$psum" -ge 
 # failed) does not date the next connection that gets its fd number: that
 # one's request is timed from its own read, not from the unanswered one's
 # arrival a second before (fds are per socket and its cookie: latency.bpf.h)
-python3 "$SG_TOP/selftests/metrics/reuse.py" server > ru.out & RU=$!
-sg_defer "kill $RU 2>/dev/null"
-for i in $(seq 1 20); do [ -s ru.out ] && break; sleep 0.1; done
-rslot=$("$S" -j target add --pid $RU | sed -n 's/.*"slot": *\([0-9]*\).*/\1/p')
-rlat() { "$B/sgwin" -s "$rslot" | sed -n 's/^lat //p' | tr ' ' '\n' | sed -n "s/^$1=//p"; }
-rn0=$(rlat total_lat) rt0=$(rlat total_lat_ns)
-rcl=$(python3 "$SG_TOP/selftests/metrics/reuse.py" client "$(head -n 1 ru.out)")
+py_server reuse.py ru.out
+RU=$PYPID rslot=$PYSLOT
+rn0=$(slat $rslot total_lat) rt0=$(slat $rslot total_lat_ns)
+rcl=$(python3 -B "$SG_TOP/selftests/metrics/reuse.py" client "$(head -n 1 ru.out)")
 wait $RU
 sleep 0.1
-rn1=$(rlat total_lat) rt1=$(rlat total_lat_ns)
+rn1=$(slat $rslot total_lat) rt1=$(slat $rslot total_lat_ns)
 rfd=$(sed -n 's/^fds //p' ru.out)
 rn=$(( ${rn1:-0} - ${rn0:-0} )) rt=$(( (${rt1:-0} - ${rt0:-0}) / 1000 ))
 ktap_note "server: fds of A and B, A unanswered: ${rfd:-?}; client: B in ${rcl:-?} us; server side: $rn timed, $rt us"

@@ -10,25 +10,14 @@ import socket
 import sys
 import time
 
-MSG = 32		# bytes per request and per answer
+from loopreq import MSG, listen_loopback, recv_n
+
 GAP_S = 0.04
 WARM = 2
 HOLD_S = 0.15
 
-def recv_n(s, n):
-	b = b""
-	while len(b) < n:
-		c = s.recv(n - len(b))
-		if not c:
-			sys.exit("pipeline.py: connection closed")
-		b += c
-	return b
-
 if sys.argv[1] == "server":
-	ls = socket.socket()
-	ls.bind(("127.0.0.1", 0))
-	ls.listen(1)
-	print(ls.getsockname()[1], flush=True)
+	ls = listen_loopback()
 	c, _ = ls.accept()
 	c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 	for i in range(WARM):

@@ -5,31 +5,20 @@
 # and after A's client reset it, fails to answer (the send returns
 # ECONNRESET) and closes A; HOLD_S later it accepts B, which gets A's fd
 # number, reads its request and answers it at once.  It prints the port,
-# then "fds A B unanswered 1" (0: A's answer went out before the reset).  "client PORT" prints the latency it saw for B's request,
-# in microseconds.
+# then "fds A B unanswered 1" (0: A's answer went out before the reset).
+# "client PORT" prints the latency it saw for B's request, in microseconds.
 import socket
 import struct
 import sys
 import time
 
-MSG = 32		# bytes per request and per answer
+from loopreq import MSG, listen_loopback, recv_n
+
 HOLD_S = 1.0		# A's unanswered read to B's request: what a stale
 			# arrival would add to B's latency
 
-def recv_n(s, n):
-	b = b""
-	while len(b) < n:
-		c = s.recv(n - len(b))
-		if not c:
-			sys.exit("reuse.py: connection closed")
-		b += c
-	return b
-
 if sys.argv[1] == "server":
-	ls = socket.socket()
-	ls.bind(("127.0.0.1", 0))
-	ls.listen(1)
-	print(ls.getsockname()[1], flush=True)
+	ls = listen_loopback()
 	a, _ = ls.accept()
 	fa = a.fileno()
 	recv_n(a, MSG)
