@@ -28,9 +28,10 @@
 # a load is the fixed frequency of least energy per request whose p99 meets
 # the SLO.  A workload is *disturbed*, and its verdict withheld, when its
 # capacity moved by more than cap_tol % of the start's, or when the
-# repetitions of a cell the verdict reads (slack, performance, schedutil)
-# differ in energy per request by more than spread_tol % of their mean
-# ((max - min) / mean).  Where the speeds were taken, a cell that started
+# repetitions of a performance cell (one frequency throughout, so only the
+# host moves them) differ in energy per request by more than spread_tol %
+# of their mean ((max - min) / mean); such a spread of slack or schedutil,
+# which choose their frequencies, is reported as their own (own_spread).  Where the speeds were taken, a cell that started
 # or ended more than speed_tol % off its workload's reference speed is *off
 # speed*: left out of every mean and check (its load was not its level's),
 # and counted; the capacity is compared only between points at the
@@ -137,12 +138,18 @@ function workload(w,   g, i, j, l, k, v, r, c0, d, ko, best, f, why, gi) {
 		if (capmove[w] > cap_tol || capmove[w] < -cap_tol)
 			why = add(why, sprintf("capacity moved %+.1f%% (%s req/s)", capmove[w], capsjoin(w, " -> ")))
 	}
+	own[w] = ""
 	for (i = 1; i <= nl; i++) for (gi = 1; gi <= 3; gi++) {
 		g = gi == 1 ? "slack" : gi == 2 ? "performance" : "schedutil"
 		k = w SUBSEP g SUBSEP lv[i]
-		if (spread(k) > spread_tol)
-			why = add(why, sprintf("%s at %d%%: energy per request of its repetitions %.2f-%.2f mJ (spread %.0f%%)",
-				g, lv[i], emin[k] * 1000, emax[k] * 1000, spread(k)))
+		# one frequency throughout: only the host moves performance's
+		# cells; slack and schedutil choose theirs, and may spread so
+		if (spread(k) > spread_tol) {
+			d = sprintf("%s at %d%%: energy per request of its repetitions %.2f-%.2f mJ (spread %.0f%%)",
+				g, lv[i], emin[k] * 1000, emax[k] * 1000, spread(k))
+			if (g == "performance") why = add(why, d)
+			else own[w] = add(own[w], d)
+		}
 		if (!n[k] && offk[k])
 			why = add(why, sprintf("%s at %d%%: no repetition at the reference speed", g, lv[i]))
 	}
@@ -305,7 +312,7 @@ function json(   s, w, i, l, sep, c, p, g, j, k) {
 	printf "{\"kernel\": %s, \"guest_clock\": %s, \"date\": %s, \"repetitions\": %d,\n", jstr(kernel), jstr(clock), jstr(date), nreps
 	printf " \"command\": %s,\n", jstr(command)
 	printf " \"slo_rule\": %s,\n", jstr(slo_rule)
-	printf " \"disturbed_rule\": %s,\n", jstr(sprintf("capacity moved by more than %s%% of the start's, or a cell of slack, performance or schedutil whose repetitions' energy per request spans more than %s%% of their mean%s", cap_tol, spread_tol,
+	printf " \"disturbed_rule\": %s,\n", jstr(sprintf("capacity moved by more than %s%% of the start's, or a cell of performance whose repetitions' energy per request spans more than %s%% of their mean%s (slack's and schedutil's spreads are their own: own_spread)", cap_tol, spread_tol,
 		speed_tol > 0 ? sprintf(", or has no repetition within %s%% of the workload's reference speed (cells and capacities off it are left out)", speed_tol) : ""))
 	printf " \"energy\": \"modeled (emulated platform), governed CPU only\",\n"
 	printf " \"overhead\": %s,\n \"fidelity\": {", overhead
@@ -325,7 +332,7 @@ function json(   s, w, i, l, sep, c, p, g, j, k) {
 		w = sv[s]
 		printf "%s\n  \"%s\": {\"slo_us\": %s, \"capacity_rps\": %s, \"capacities_rps\": [%s], \"capacity_moved_pct\": %s,\n", (s > 1 ? "," : ""), w,
 			fmt(slo[w]), ncap[w] ? capv[w, 1] : "null", capsjoin(w, ", "), fmt(capmove[w])
-		printf "   \"disturbed\": %s, \"disturbed_why\": %s,\n", dist[w] == "" ? "false" : "true", jstr(dist[w])
+		printf "   \"disturbed\": %s, \"disturbed_why\": %s, \"own_spread\": %s,\n", dist[w] == "" ? "false" : "true", jstr(dist[w]), jstr(own[w])
 		if (hasspeed[w]) printf "   \"cells_off_speed\": %d, \"cells\": %d, \"capacities_off_speed\": %d,\n", noff[w], ncells[w], capoff[w]
 		printf "   \"verdict\": "
 		if (dist[w] != "") printf "null"
@@ -436,9 +443,11 @@ function rst(   title, s, w, line, p, i) {
 	printf "below::\n\n   %s\n\n", command
 	print "SLO: " slo_rule "."
 	print "Disturbed: a workload whose capacity at fmax moved by more than " cap_tol "% of the"
-	print "start's during the run, or whose repetitions of a cell of slack, performance or"
-	print "schedutil differ in energy per request by more than " spread_tol "% of their mean, is"
-	print "marked **disturbed** and its verdict is withheld."
+	print "start's during the run, or whose repetitions of a cell of performance (one"
+	print "frequency throughout: only the host moves them) differ in energy per request by"
+	print "more than " spread_tol "% of their mean, is marked **disturbed** and its verdict is"
+	print "withheld.  slack and schedutil choose their frequencies, and a spread of theirs"
+	print "over " spread_tol "% is shown as their own."
 	if (speed_tol > 0) {
 		print "Speed: CPU 0's speed was taken with each capacity (the start's is the"
 		print "workload's reference) and before and after every cell.  A cell that started or"
@@ -463,6 +472,8 @@ function rst(   title, s, w, line, p, i) {
 		if (dist[w] != "") {
 			printf "**Disturbed**: %s.  Verdict withheld; the figures are shown as measured.\n\n", dist[w]
 		}
+		if (own[w] != "")
+			printf "**Spread of its own** (a governor's choices, not the host: performance's cells did not spread): %s.  The verdict reads the means.\n\n", own[w]
 		print "Modeled energy per request (mJ) with the spread of its repetitions, mean client"
 		print "p99 (us), SLO violations (cells over the SLO, out of the repetitions) and the"
 		print "share of slackgov's 10 ms windows over the SLO, per governor and load (% of"
