@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # bench.sh - guest side of "make bench" (see selftests/bench/run).
 #
+# selftests/bench/run boots a guest per shape (BENCH_SHAPES then names
+# one), each within the budget of selftests/bench/settings.
 # Per server shape: sgserver's epoll and thread shapes, and memcached, an
 # unmodified Debian server (lr_mc_start; skipped when the guest has none),
 # with a reduced matrix (Documentation/evaluation.rst says why each part is so):
@@ -71,8 +73,8 @@ CELL_LEN="${STEP_S} s per cell (up to $((STEP_S * 2)) s to time $MIN_REQS reques
 WARMUP_S=${BENCH_WARMUP_S:-3}
 LOADS=${BENCH_LOADS:-"10 30 50 70 90"}
 # the governors the goal reads; another (BENCH_GOVS="... ondemand") adds a
-# third to the matrix: under -icount the three take 82 minutes, four would
-# pass the guest's 90 (selftests/bench/settings)
+# third to the matrix: under -icount the three took 82 minutes of the
+# hour the whole run should take (Documentation/evaluation.rst)
 GOVS=${BENCH_GOVS:-"slack performance schedutil"}
 SHAPES=${BENCH_SHAPES:-"epoll thread memcached"}	# dispatcher/worker epoll; thread per
 				# connection; Debian's memcached
