@@ -103,9 +103,9 @@ BURST_SHAPES=${BENCH_BURST_SHAPES-${SHAPES%% *}}
 BURST_REPS=${BENCH_BURST_REPS:-1}
 BURST_SUB=${BENCH_BURST_SUB:-0.5}
 FID=${BENCH_FIDELITY:-1}
-# BENCH_TRACE=1: slack's decisions of every cell summarised per second
-# (trace_cell), so that a cell over its SLO can be read against what the
-# law saw; off by default, as the event costs a little on the server's CPU
+# BENCH_TRACE=1: slack's decisions of every cell and bursty run summarised
+# per second (trace_cell), so that a cell over its SLO can be read against
+# what the law saw; off by default, as the event costs a little on the server's CPU
 TRACE=${BENCH_TRACE:-0}
 TR=/sys/kernel/tracing
 SPEED_TOL=${BENCH_SPEED_TOL:?set by selftests/bench/run, which says why}	# per cent
@@ -337,9 +337,12 @@ burst() {
 	lr_quiet || echo "BENCH-INFO burst $1,$2,$3,$4: the server still busy after $LR_QUIET_MAX_S s, a backlog left before the run"
 	sleep 1
 	l0=$(lr_lat) e0=$(lr_energy_uj)
+	[ "$TRACE" = 1 ] && [ "$4" = slack ] && trace_arm
 	out=$(taskset -c 0 "$LR_T/sgclient" $LR_CLIENT_ARGS -p "$LR_PORT" --ramp "${rates%,}:$BURST_SUB" --by-rate \
 		-c $LR_CONNS -S "$1" -j)
 	e1=$(lr_energy_uj) l1=$(lr_lat)
+	# its decisions per second, the pattern in the load's field
+	[ "$TRACE" = 1 ] && [ "$4" = slack ] && trace_cell "$1,$2,$4,$3" 0
 	lat=,
 	[ -n "$l0" ] && [ -n "$l1" ] && lat=$(lr_lat_diff "$l0" "$l1" | cut -d' ' -f1,2 | tr ' ' ',')
 	echo "$out" | awk -v slo="$SLO" -v cap="$cap" -v ej="$(lr_energy_j "$e0" "$e1")" -v sub_s="$BURST_SUB" \
