@@ -463,6 +463,19 @@ s32 sg_obs_k_log(const struct sg_obs *o)
 					  SG_K_POS_ONE);
 }
 
+/**
+ * sg_obs_k_milli - K at the slot's load (step 2), thousandths
+ * @o:		the slot
+ *
+ * Return: K; 0 when the slot's target has no SLO.
+ */
+u32 sg_obs_k_milli(const struct sg_obs *o)
+{
+	if (!o->slo_us)
+		return 0;
+	return (u32)min_t(u64, (sg_exp2_q10(sg_obs_k_log(o) >> 6) * 1000) >> 10, U32_MAX);
+}
+
 /* Step 2: every knot of @o at @k_log. */
 static void sg_k_fill(struct sg_obs *o, s32 k_log)
 {
@@ -783,17 +796,7 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 		in->slo_stamp = max(in->slo_stamp, o->stamp_ns);
 		if (need >= in->f_need) {
 			in->f_need = need;
-			in->slo_us = o->slo_us;
-			in->lat_q_us = o->lat_q_us;
-			in->lat_win_us = o->lat_win_us;
-			in->queue_us = o->queue_us;
-			in->slo_seq = o->seq;
-			in->nr_lat = o->nr_lat;
-			in->nr_over = o->nr_over;
-			in->over_us = o->over_us;
-			in->k_milli = (u32)min_t(u64, (sg_exp2_q10(sg_obs_k_log(o) >> 6) * 1000) >> 10,
-						 U32_MAX);
-			in->slo_target = o->target;
+			in->lead = *o;
 			in->slo_lead_ns = o->stamp_ns;
 		}
 	} else {

@@ -177,9 +177,8 @@ struct sg_k_mem {
  *		its L lags a rise (step 3's landing)
  * @slo_load:	the largest filtered work rate L of the SLO targets, kHz
  * @f_need:	largest SLO frequency need, kHz
- * @slo_us, @slo_seq, @lat_q_us, @lat_win_us, @queue_us, @nr_lat, @nr_over,
- * @over_us, @k_milli, @slo_target: the SLO target with the largest need and
- *		its latest window (trace, stats)
+ * @lead:	a copy of the slot of the SLO target with the largest need: its
+ *		SLO, latest window and K (trace, stats; zero without one)
  * @fresh:	the PID's target has a window it has not stepped on
  * @slo_fresh:	an SLO target has a window the SLO output has not used
  */
@@ -195,9 +194,7 @@ struct sg_ctl_in {
 	bool	drain, behind, over_need;
 	u32	slo_load;
 	u64	f_need;
-	u32	slo_us, lat_q_us, lat_win_us, queue_us, k_milli, slo_target;
-	u32	nr_lat, nr_over, over_us;
-	u64	slo_seq;
+	struct sg_obs lead;
 	bool	fresh, slo_fresh;
 };
 
@@ -268,6 +265,7 @@ struct sg_signal {
 bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		   const struct sg_limits *lim, const struct sg_law_params *p);
 s32 sg_obs_k_log(const struct sg_obs *o);
+u32 sg_obs_k_milli(const struct sg_obs *o);
 void sg_obs_k_keep(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		   bool restarted, struct sg_k_mem *m);
 void sg_ctl_begin(struct sg_ctl_in *in);

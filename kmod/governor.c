@@ -242,9 +242,9 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 			sp->boosts++;
 		sp->last_slack = in.pid_e != S32_MAX ? in.slack : -1;
 		if (in.slo_stamp) {
-			sp->last_slo_us = in.slo_us;
-			sp->last_lat_us = in.lat_q_us;
-			sp->last_slo_k = in.k_milli;
+			sp->last_slo_us = in.lead.slo_us;
+			sp->last_lat_us = in.lead.lat_q_us;
+			sp->last_slo_k = sg_obs_k_milli(&in.lead);
 		}
 		*next_ns = in.newest_ns + p.stale_ns + SG_STALE_MARGIN_NS;
 		break;

@@ -694,7 +694,7 @@ static void test_slo_steps(void)
 		o[1] = b;
 		LIM.cur = FMAX;
 		decide(&law, o, 2, now, &out, &in);
-		CHECK(in.targets == 2 && in.slo_targets == 2 && in.slo_target == 1 &&
+		CHECK(in.targets == 2 && in.slo_targets == 2 && in.lead.target == 1 &&
 		      in.f_need == sg_slo_need(&a, 800), "two SLO targets: the tighter decides");
 		/* a new window of the other target does not move the output down */
 		law.slo_khz = FMAX;
