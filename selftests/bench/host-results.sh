@@ -12,8 +12,8 @@
 # workload measured at fewer loads (the real server's reduced matrix) gets
 # tables and JSON of its own loads only, cells and capacities taken off the
 # reference speed are left out (and a cell left with no repetition at it
-# withholds the verdict), and compare tells two runs that agree from two
-# that do not.
+# withholds the verdict), each workload's own guest run is named (date and
+# commit), and compare tells two runs that agree from two that do not.
 . "$SG_TOP/selftests/lib/ktap.sh"
 
 D=$(mktemp -d)
@@ -86,13 +86,14 @@ agg() {	# agg MODE: the fixtures aggregated
 		-v slos="cheap=10000 steady=10000 moved=10000 spread=10000 perfspread=10000 miss=10000 memcached=10000 speedy=10000 slowed=10000" -v slo_rule=fixture \
 		-v caps="cheap=1000/1000/1000/1000 steady=1000/1010/990/1005 moved=1000/1010/850/1000 spread=1000/1000/1000/1000 perfspread=1000/1000/1000/1000 miss=1000/1000/1000/1000 memcached=900/910/905 speedy=1000/700/1000/1010 slowed=1000/1000/1000/1000" \
 		-v capdevs="speedy=0/-300/10/5 slowed=0/0/0/0" \
+		-v runs="steady=2026-11-28T17:40:31Z,2e479f7 memcached=2026-11-28T21:00:00Z,4b7d9d1-dirty" \
 		-v cap_tol=10 -v spread_tol=10 -v speed_tol=8 -v burst="$D/burst.csv" -v fid="$D/fid.csv" -v overhead=null \
 		-f "$AWK" "$D/cells.csv"
 }
 # q EXPR: a Python expression over the results JSON (j)
 q() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); w=j["workloads"]; b=w["steady"]["bursty"]["burst"]; r=eval(sys.argv[2]); print(" ".join(map(str, r)) if isinstance(r, tuple) else r)' "$D/results.json" "$1"; }
 
-ktap_plan 26
+ktap_plan 28
 agg json > "$D/results.json"
 ktap_check 'python3 -m json.tool "$D/results.json" > /dev/null' "results.json is valid JSON"
 ktap_eq "False None" "$(q 'w["steady"]["disturbed"], w["steady"]["verdict"] and None')" \
@@ -150,6 +151,10 @@ ktap_check 'grep -q "^\*\*Disturbed\*\*: capacity moved -15.0%" "$D/results.rst"
 	"the rst marks the disturbed run and withholds its verdict"
 ktap_check 'grep -q "^\*\*Spread of its own\*\* .*: slack at 50%: .*The verdict reads the means\.$" "$D/results.rst"' \
 	"the rst shows slack's own spread beside a verdict"
+ktap_eq "2026-11-28T17:40:31Z 2e479f7 4b7d9d1-dirty False" "$(q 'w["steady"]["measured"], w["steady"]["commit"], w["memcached"]["commit"], "measured" in w["moved"]')" \
+	"each workload's own guest run: its date and commit, none where not recorded"
+ktap_check 'grep -qx "Measured by its own guest, which ended 2026-11-28T21:00:00Z, at commit 4b7d9d1-dirty." "$D/results.rst" && grep -q "^The workloads were measured by separate runs" "$D/results.rst"' \
+	"the rst names each workload's run, and says the workloads' runs differ"
 ktap_check 'grep -qx "Off speed: 1 of 60 cells, left out." "$D/results.rst"' \
 	"the rst counts the cells left out off speed"
 ktap_check 'grep -q "BENCH_SHAPES=steady make bench" "$D/results.rst" && grep -q "missed\*\* at 70% rep 2" "$D/results.rst"' \

@@ -17,7 +17,8 @@
 # loads' 100 %, for the shapes it named); capdevs ("shape=d0/d1/...": CPU 0's speed at each of those
 # points, per mille off the shape's reference); cap_tol, spread_tol,
 # speed_tol (per cent: the disturbed marks); kernel, clock (the guest's),
-# date, command,
+# date, command, runs ("shape=DATE,COMMIT ...": when each workload's own
+# guest ended and the commit it ran; empty when not recorded),
 # overhead (a JSON object or null).  cells.csv's columns 17 and 18
 # (optional): CPU 0's speed before and after the cell, per mille off the
 # reference; column 19 (optional): CPU 1's time at each frequency, per
@@ -100,6 +101,11 @@ END {
 	for (i = 1; i <= nc; i++) {
 		split(cl[i], kv, "="); m = split(kv[2], cv, "/")
 		for (j = 1; j <= m; j++) capd[kv[1], j] = cv[j] + 0
+	}
+	nc = split(runs, cl, " ")
+	for (i = 1; i <= nc; i++) {
+		split(cl[i], kv, "="); split(kv[2], cv, ",")
+		rdate[kv[1]] = cv[1]; rcommit[kv[1]] = cv[2]
 	}
 	nl = 0; for (l in loads) lv[++nl] = l + 0
 	for (i = 1; i <= nl; i++) for (j = i + 1; j <= nl; j++) if (lv[j] < lv[i]) { t = lv[i]; lv[i] = lv[j]; lv[j] = t }
@@ -332,6 +338,7 @@ function json(   s, w, i, l, sep, c, p, g, j, k) {
 		w = sv[s]
 		printf "%s\n  \"%s\": {\"slo_us\": %s, \"capacity_rps\": %s, \"capacities_rps\": [%s], \"capacity_moved_pct\": %s,\n", (s > 1 ? "," : ""), w,
 			fmt(slo[w]), ncap[w] ? capv[w, 1] : "null", capsjoin(w, ", "), fmt(capmove[w])
+		if (w in rdate) printf "   \"measured\": %s, \"commit\": %s,\n", jstr(rdate[w]), jstr(rcommit[w])
 		printf "   \"disturbed\": %s, \"disturbed_why\": %s, \"own_spread\": %s,\n", dist[w] == "" ? "false" : "true", jstr(dist[w]), jstr(own[w])
 		if (hasspeed[w]) printf "   \"cells_off_speed\": %d, \"cells\": %d, \"capacities_off_speed\": %d,\n", noff[w], ncells[w], capoff[w]
 		printf "   \"verdict\": "
@@ -441,6 +448,9 @@ function rst(   title, s, w, line, p, i) {
 	print ""
 	printf "Run: guest kernel %s, guest clock %s, %s, up to %d repetitions per cell (a workload's tables count its own).  To\nreproduce every table\n", kernel, clock == "" ? "not recorded" : clock, date, nreps
 	printf "below::\n\n   %s\n\n", command
+	for (w in rcommit) if (!(rcommit[w] in seen_commit)) { seen_commit[rcommit[w]] = 1; ncommit++ }
+	if (ncommit > 1)
+		print "The workloads were measured by separate runs of that command's guests, at the commits and dates each names below.\n"
 	print "SLO: " slo_rule "."
 	print "Disturbed: a workload whose capacity at fmax moved by more than " cap_tol "% of the"
 	print "start's during the run, or whose repetitions of a cell of performance (one"
@@ -466,6 +476,8 @@ function rst(   title, s, w, line, p, i) {
 		print title; print line
 		print ""
 		printf "Reproduce this workload's tables::\n\n   BENCH_SHAPES=%s %s\n\n", w, cmdbase
+		if (w in rdate)
+			printf "Measured by its own guest, which ended %s, at commit %s.\n\n", rdate[w], rcommit[w]
 		if (ncap[w]) printf "Capacity at fmax at the start, after each repetition and at the end: %s req/s (moved %+.1f%%%s).\n\n", capsjoin(w, ", "), capmove[w],
 			capoff[w] ? sprintf(" between the %d taken at the reference speed; CPU 0's speed at each, per mille off the reference: %s", ncap[w] - capoff[w], capsjoin(w, ", ", capd, "%+d")) : ""
 		if (hasspeed[w]) printf "Off speed: %d of %d cells, left out.\n\n", noff[w], ncells[w]
