@@ -105,7 +105,8 @@ BURST_SUB=${BENCH_BURST_SUB:-0.5}
 FID=${BENCH_FIDELITY:-1}
 # BENCH_TRACE=1: slack's decisions of every cell and bursty run summarised
 # per second (trace_cell), so that a cell over its SLO can be read against
-# what the law saw; off by default, as the event costs a little on the server's CPU
+# what the law saw; off by default, as the event costs a little on the
+# server's CPU
 TRACE=${BENCH_TRACE:-0}
 TR=/sys/kernel/tracing
 SPEED_TOL=${BENCH_SPEED_TOL:?set by selftests/bench/run, which says why}	# per cent

@@ -32,8 +32,9 @@
 # repetitions of a performance cell (one frequency throughout, so only the
 # host moves them) differ in energy per request by more than spread_tol %
 # of their mean ((max - min) / mean); such a spread of slack or schedutil,
-# which choose their frequencies, is reported as their own (own_spread).  Where the speeds were taken, a cell that started
-# or ended more than speed_tol % off its workload's reference speed is *off
+# which choose their frequencies, is reported as their own (own_spread).
+# Where the speeds were taken, a cell that started or ended more than
+# speed_tol % off its workload's reference speed is *off
 # speed*: left out of every mean and check (its load was not its level's),
 # and counted; the capacity is compared only between points at the
 # reference speed (what moves with the host's speed is accounted for cell
