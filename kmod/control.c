@@ -130,7 +130,17 @@
  *    linearly between the two around the slot's u; a step moves those two
  *    knots, in proportion to their weights, so that K at u moves by the
  *    step.  A load the target never ran at keeps the model's c_q; a load
- *    change reads the K learnt there at once.  K is the workload's, not
+ *    change reads the K learnt there at once.  A step belongs to the load
+ *    its requests queued at, and L follows a rising load only with its
+ *    tau: while a window's work runs ahead of L (a knot or more above it,
+ *    or the window 95 % busy at its frequency, which hides any demand
+ *    above it), its step waits (sg_k_ahead()) and the steps that waited
+ *    are taken together at the first window that does not run ahead, at
+ *    the load L has reached by then, or one horizon after the first of
+ *    them at the latest.  Otherwise a step from 10 to 90 % load would
+ *    raise K at each knot L climbs through with the step's queue, and a
+ *    light load afterwards would start from that K: seconds at a
+ *    frequency its tail does not need (evaluation.rst).  K is the workload's, not
  *    the slot's: it is kept per target and SLO (sg_obs_k_keep()) across the
  *    restarts of the target's slots (a governor switch, suspend or CPU
  *    hotplug restarts the governor, which clears them), so that a restart
@@ -502,6 +512,13 @@ static void sg_k_step(struct sg_obs *o, s64 step, s32 k0)
 				  k0 - SG_K_LOG_RANGE, k0 + SG_K_LOG_RANGE);
 }
 
+/* Step 2: work rate @load (kHz) on the knots' scale, 1/SG_K_POS_ONE units. */
+static u32 sg_k_pos(u64 load, const struct sg_limits *lim)
+{
+	return min_t(u64, div64_u64(load * (SG_K_KNOTS - 1) * SG_K_POS_ONE, max(lim->hw_max, 1U)),
+		     (SG_K_KNOTS - 1) * SG_K_POS_ONE);
+}
+
 /* Step 2: the most log2(K) may rise in one horizon, 1/65536 units. */
 static s32 sg_k_rise_max(const struct sg_law_params *p)
 {
@@ -573,6 +590,18 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 	       sg_slo_saturates(o->load, o->f_khz);
 }
 
+/*
+ * Step 2: the window's work (@load at @f_khz) runs ahead of slot @o's L: a
+ * knot or more above it, or 95 % busy at its frequency, which hides any
+ * demand above it.  L has not followed a rise yet.
+ */
+static bool sg_k_ahead(const struct sg_obs *o, u64 load, u32 f_khz, bool idle,
+		       const struct sg_limits *lim)
+{
+	return !idle && (sg_slo_saturates(load, f_khz) ||
+			 sg_k_pos(load, lim) >= o->k_pos + SG_K_POS_ONE);
+}
+
 /* ---- step 1: per-target filters --------------------------------------------- */
 
 /**
@@ -621,6 +650,8 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		o->work_f = 0;
 		o->slo_us = 0;		/* K starts again below */
 		o->k_hold_ns = 0;
+		o->k_defer = 0;
+		o->k_defer_ns = 0;
 		o->busy_ns = 0;
 	} else {
 		/* the work's sums forget with tau SG_WORK_TAU_US */
@@ -639,12 +670,12 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	if (o->work_req >= SG_REQ_ONE)
 		o->work_f = div64_u64(o->work_cyc * SG_REQ_ONE, o->work_req);
 	/* step 2: K's knots around the load; a new SLO restarts K from c_q */
-	o->k_pos = min_t(u64, div64_u64((u64)o->load_f * (SG_K_KNOTS - 1) * SG_K_POS_ONE,
-					max(lim->hw_max, 1U)),
-			 (SG_K_KNOTS - 1) * SG_K_POS_ONE);
+	o->k_pos = sg_k_pos(o->load_f, lim);
 	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q) {	/* a fresh slot too */
 		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
 		o->k_rise = sg_k_rise_max(p);
+		o->k_defer = 0;
+		o->k_defer_ns = 0;
 	}
 	/* a load that resumes after an idle spell: its queue is step 3's */
 	if (!idle && s->nr_lat) {
@@ -677,9 +708,20 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 				step = min_t(s64, step, o->k_rise);
 				if (step > 0)
 					o->k_rise -= step;
-				sg_k_step(o, step, sg_slo_k_log0(s->slo_q));
+				if (!o->k_defer_ns)
+					o->k_defer_ns = now;
+				o->k_defer = clamp_t(s64, o->k_defer + step,
+						     -2 * SG_K_LOG_RANGE, 2 * SG_K_LOG_RANGE);
 			}
 		}
+	}
+	/* the steps wait while the window's work runs ahead of L */
+	if (o->k_defer_ns && s->slo_us &&
+	    (!sg_k_ahead(o, load, f_khz, idle, lim) ||
+	     now - o->k_defer_ns >= (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
+		sg_k_step(o, o->k_defer, sg_slo_k_log0(s->slo_q));
+		o->k_defer = 0;
+		o->k_defer_ns = 0;
 	}
 	o->target = s->target;
 	o->flags = s->flags;

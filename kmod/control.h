@@ -121,6 +121,9 @@ struct sg_limits {
  *		and the decision trace show them)
  * @k_rise:	the rise of log2(K) the outer loop may still take (step 2),
  *		1/65536 units
+ * @k_defer, @k_defer_ns: the outer loop's steps of log2(K) not yet taken,
+ *		1/65536 units, while the windows' work ran ahead of L, and the
+ *		time of the first of them (0: none waits; step 2)
  */
 struct sg_obs {
 	u64	stamp_ns;
@@ -144,6 +147,8 @@ struct sg_obs {
 	u64	k_hold_ns;
 	u64	busy_ns;
 	s32	k_rise;
+	s32	k_defer;
+	u64	k_defer_ns;
 };
 
 /**
