@@ -132,15 +132,15 @@
  *    step.  A load the target never ran at keeps the model's c_q; a load
  *    change reads the K learnt there at once.  A step belongs to the load
  *    its requests queued at, and L follows a rising load only with its
- *    tau: while a window's work runs ahead of L (a knot or more above it,
- *    or the window 95 % busy at its frequency, which hides any demand
- *    above it), its step waits (sg_k_ahead()) and the steps that waited
- *    are taken together at the first window that does not run ahead, at
- *    the load L has reached by then, or one horizon after the first of
- *    them at the latest.  Otherwise a step from 10 to 90 % load would
- *    raise K at each knot L climbs through with the step's queue, and a
- *    light load afterwards would start from that K: seconds at a
- *    frequency its tail does not need (evaluation.rst).  K is the workload's, not
+ *    tau.  While the work runs ahead of L (its last SG_SLACK_TAU_NS half
+ *    a knot or more above L, or the window 95 % busy at its frequency,
+ *    which hides any demand above it: sg_k_ahead()), the windows' steps
+ *    wait, and are taken together at the first window that does not run
+ *    ahead, at the load L has reached by then, or one horizon after the
+ *    first of them at the latest.  Otherwise a step from 10 to 90 % load
+ *    raises K at each knot L climbs through with the step's queue, and a
+ *    light load afterwards starts from that K: seconds at a frequency its
+ *    tail does not need (evaluation.rst).  K is the workload's, not
  *    the slot's: it is kept per target and SLO (sg_obs_k_keep()) across the
  *    restarts of the target's slots (a governor switch, suspend or CPU
  *    hotplug restarts the governor, which clears them), so that a restart
@@ -328,6 +328,13 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 /* Step 2: K within c_q / 2^3 .. c_q * 2^3 (log2 units of 1/65536). */
 #define SG_K_LOG_ONE		65536
 #define SG_K_LOG_RANGE		(3 * SG_K_LOG_ONE)
+/*
+ * Step 2: how far, on the knots' scale, the last 40 ms of work may run above
+ * L before K's steps wait for L: half a knot, over the noise of four
+ * windows' work at the bench's loads (a quarter of a knot at 10 %) and
+ * under the rise of a load step.
+ */
+#define SG_K_AHEAD		(SG_K_POS_ONE / 2)
 /*
  * Step 2: the outer loop's horizon holds at least this many of the requests
  * the SLO lets over T (200 requests for a p99): fewer, and each count over
@@ -591,15 +598,16 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 }
 
 /*
- * Step 2: the window's work (@load at @f_khz) runs ahead of slot @o's L: a
- * knot or more above it, or 95 % busy at its frequency, which hides any
- * demand above it.  L has not followed a rise yet.
+ * Step 2: the work runs ahead of slot @o's L: the windows' work over the
+ * last SG_SLACK_TAU_NS is half a knot or more above L, or the latest window
+ * (@load at @f_khz) ran 95 % busy at its frequency, which hides any demand
+ * above it.  L has not followed a rise yet.
  */
 static bool sg_k_ahead(const struct sg_obs *o, u64 load, u32 f_khz, bool idle,
 		       const struct sg_limits *lim)
 {
 	return !idle && (sg_slo_saturates(load, f_khz) ||
-			 sg_k_pos(load, lim) >= o->k_pos + SG_K_POS_ONE);
+			 sg_k_pos(o->load_fast, lim) >= o->k_pos + SG_K_AHEAD);
 }
 
 /* ---- step 1: per-target filters --------------------------------------------- */
@@ -644,6 +652,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	if (fresh) {
 		o->slack_f = slack;
 		o->load_f = load;
+		o->load_fast = load;
 		o->work_cyc = cyc;
 		o->work_req = req;
 		o->work_len = len_us;
@@ -666,6 +675,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		tau = clamp_t(u64, tau, SG_SLACK_TAU_NS, SG_SLACK_LEN_MAX_NS);
 		o->slack_f = sg_ewma(o->slack_f, slack, len, SG_SLACK_TAU_NS);
 		o->load_f = sg_ewma(o->load_f, load, len, tau);
+		o->load_fast = sg_ewma(o->load_fast, load, len, SG_SLACK_TAU_NS);
 	}
 	if (o->work_req >= SG_REQ_ONE)
 		o->work_f = div64_u64(o->work_cyc * SG_REQ_ONE, o->work_req);

@@ -483,6 +483,7 @@ static void test_k_ramp(void)
 	struct slackgov_sample lo = slo_sample(1, 100, 100, 2000, 800, 10, 20);
 	struct slackgov_sample climb = slo_sample(1, 960, 50, 2000, 3200, 10, 192);
 	struct slackgov_sample hi = slo_sample(1, 900, 50, 2000, 1600, 10, 200);
+	struct slackgov_sample noise = slo_sample(1, 600, 100, 2000, 3200, 10, 60);
 	s32 k0 = sg_slo_k_log0(9900), klo, kk[SG_K_KNOTS];
 	struct sg_obs o = {};
 	u64 now = 1000 * MS;
@@ -513,6 +514,16 @@ static void test_k_ramp(void)
 		obs(&o, &lo, now += 10 * MS, FMAX, 0);
 	CHECK(sg_obs_k_log(&o) == klo, "back at 10 %% load, K is what was learnt there (%.2f)",
 	      (sg_obs_k_log(&o) - klo) / 65536.0);
+	/* one window a knot over L, not busy: noise, its step is taken at once */
+	o = (struct sg_obs){};
+	lo = slo_sample(1, 300, 100, 2000, 1600, 10, 30);
+	for (i = 0; i < 100; i++)
+		obs(&o, &lo, now += 10 * MS, FMAX, 0);
+	memcpy(kk, o.k_log, sizeof(kk));
+	noise.nr_over = 6;
+	obs(&o, &noise, now += 10 * MS, FMAX, 0);
+	CHECK(memcmp(kk, o.k_log, sizeof(kk)) && !o.k_defer_ns,
+	      "one window at twice L's work, 60 %% busy: its step is taken at once");
 	/* windows busy at their frequency for good: a horizon at most */
 	o = (struct sg_obs){};
 	climb.nr_over = 4;
