@@ -130,17 +130,7 @@
  *    linearly between the two around the slot's u; a step moves those two
  *    knots, in proportion to their weights, so that K at u moves by the
  *    step.  A load the target never ran at keeps the model's c_q; a load
- *    change reads the K learnt there at once.  A step belongs to the load
- *    its requests queued at, and L follows a rising load only with its
- *    tau.  While the work runs ahead of L (its last SG_SLACK_TAU_NS half
- *    a knot or more above L, or the window 95 % busy at its frequency,
- *    which hides any demand above it: sg_k_ahead()), the windows' steps
- *    wait, and are taken together at the first window that does not run
- *    ahead, at the load L has reached by then, or one horizon after the
- *    first of them at the latest.  Otherwise a step from 10 to 90 % load
- *    raises K at each knot L climbs through with the step's queue, and a
- *    light load afterwards starts from that K: seconds at a frequency its
- *    tail does not need (evaluation.rst).  K is the workload's, not
+ *    change reads the K learnt there at once.  K is the workload's, not
  *    the slot's: it is kept per target and SLO (sg_obs_k_keep()) across the
  *    restarts of the target's slots (a governor switch, suspend or CPU
  *    hotplug restarts the governor, which clears them), so that a restart
@@ -329,13 +319,6 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_K_LOG_ONE		65536
 #define SG_K_LOG_RANGE		(3 * SG_K_LOG_ONE)
 /*
- * Step 2: how far, on the knots' scale, the last 40 ms of work may run above
- * L before K's steps wait for L: half a knot, over the noise of four
- * windows' work at the bench's loads (a quarter of a knot at 10 %) and
- * under the rise of a load step.
- */
-#define SG_K_AHEAD		(SG_K_POS_ONE / 2)
-/*
  * Step 2: the outer loop's horizon holds at least this many of the requests
  * the SLO lets over T (200 requests for a p99): fewer, and each count over
  * T would step K by a large part of a horizon's step.
@@ -519,13 +502,6 @@ static void sg_k_step(struct sg_obs *o, s64 step, s32 k0)
 				  k0 - SG_K_LOG_RANGE, k0 + SG_K_LOG_RANGE);
 }
 
-/* Step 2: work rate @load (kHz) on the knots' scale, 1/SG_K_POS_ONE units. */
-static u32 sg_k_pos(u64 load, const struct sg_limits *lim)
-{
-	return min_t(u64, div64_u64(load * (SG_K_KNOTS - 1) * SG_K_POS_ONE, max(lim->hw_max, 1U)),
-		     (SG_K_KNOTS - 1) * SG_K_POS_ONE);
-}
-
 /* Step 2: the most log2(K) may rise in one horizon, 1/65536 units. */
 static s32 sg_k_rise_max(const struct sg_law_params *p)
 {
@@ -597,19 +573,6 @@ static bool sg_slo_behind(const struct sg_obs *o, u32 t)
 	       sg_slo_saturates(o->load, o->f_khz);
 }
 
-/*
- * Step 2: the work runs ahead of slot @o's L: the windows' work over the
- * last SG_SLACK_TAU_NS is half a knot or more above L, or the latest window
- * (@load at @f_khz) ran 95 % busy at its frequency, which hides any demand
- * above it.  L has not followed a rise yet.
- */
-static bool sg_k_ahead(const struct sg_obs *o, u64 load, u32 f_khz, bool idle,
-		       const struct sg_limits *lim)
-{
-	return !idle && (sg_slo_saturates(load, f_khz) ||
-			 sg_k_pos(o->load_fast, lim) >= o->k_pos + SG_K_AHEAD);
-}
-
 /* ---- step 1: per-target filters --------------------------------------------- */
 
 /**
@@ -652,15 +615,12 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	if (fresh) {
 		o->slack_f = slack;
 		o->load_f = load;
-		o->load_fast = load;
 		o->work_cyc = cyc;
 		o->work_req = req;
 		o->work_len = len_us;
 		o->work_f = 0;
 		o->slo_us = 0;		/* K starts again below */
 		o->k_hold_ns = 0;
-		o->k_defer = 0;
-		o->k_defer_ns = 0;
 		o->busy_ns = 0;
 	} else {
 		/* the work's sums forget with tau SG_WORK_TAU_US */
@@ -675,17 +635,16 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		tau = clamp_t(u64, tau, SG_SLACK_TAU_NS, SG_SLACK_LEN_MAX_NS);
 		o->slack_f = sg_ewma(o->slack_f, slack, len, SG_SLACK_TAU_NS);
 		o->load_f = sg_ewma(o->load_f, load, len, tau);
-		o->load_fast = sg_ewma(o->load_fast, load, len, SG_SLACK_TAU_NS);
 	}
 	if (o->work_req >= SG_REQ_ONE)
 		o->work_f = div64_u64(o->work_cyc * SG_REQ_ONE, o->work_req);
 	/* step 2: K's knots around the load; a new SLO restarts K from c_q */
-	o->k_pos = sg_k_pos(o->load_f, lim);
+	o->k_pos = min_t(u64, div64_u64((u64)o->load_f * (SG_K_KNOTS - 1) * SG_K_POS_ONE,
+					max(lim->hw_max, 1U)),
+			 (SG_K_KNOTS - 1) * SG_K_POS_ONE);
 	if (s->slo_us != o->slo_us || s->slo_q != o->slo_q) {	/* a fresh slot too */
 		sg_k_fill(o, s->slo_us ? sg_slo_k_log0(s->slo_q) : 0);
 		o->k_rise = sg_k_rise_max(p);
-		o->k_defer = 0;
-		o->k_defer_ns = 0;
 	}
 	/* a load that resumes after an idle spell: its queue is step 3's */
 	if (!idle && s->nr_lat) {
@@ -718,20 +677,9 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 				step = min_t(s64, step, o->k_rise);
 				if (step > 0)
 					o->k_rise -= step;
-				if (!o->k_defer_ns)
-					o->k_defer_ns = now;
-				o->k_defer = clamp_t(s64, o->k_defer + step,
-						     -2 * SG_K_LOG_RANGE, 2 * SG_K_LOG_RANGE);
+				sg_k_step(o, step, sg_slo_k_log0(s->slo_q));
 			}
 		}
-	}
-	/* the steps wait while the window's work runs ahead of L */
-	if (o->k_defer_ns && s->slo_us &&
-	    (!sg_k_ahead(o, load, f_khz, idle, lim) ||
-	     now - o->k_defer_ns >= (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
-		sg_k_step(o, o->k_defer, sg_slo_k_log0(s->slo_q));
-		o->k_defer = 0;
-		o->k_defer_ns = 0;
 	}
 	o->target = s->target;
 	o->flags = s->flags;

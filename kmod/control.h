@@ -104,8 +104,6 @@ struct sg_limits {
  * @f_khz:	the policy's frequency when the window was reported (f_w)
  * @load:	the window's own work rate util * f_w per CPU, kHz
  * @load_f:	filtered work rate util * f_w per CPU, kHz
- * @load_fast:	the same over the last SG_SLACK_TAU_NS only (step 2: how far the
- *		work runs ahead of @load_f)
  * @work_f:	work per request, on-CPU us * f_w, us*kHz (0: none yet)
  * @work_cyc, @work_req, @work_len: decayed sums of on-CPU cycles (us*kHz),
  *		requests (1/256) and window time (us) that @work_f comes from
@@ -123,9 +121,6 @@ struct sg_limits {
  *		and the decision trace show them)
  * @k_rise:	the rise of log2(K) the outer loop may still take (step 2),
  *		1/65536 units
- * @k_defer, @k_defer_ns: the outer loop's steps of log2(K) not yet taken,
- *		1/65536 units, while the windows' work ran ahead of L, and the
- *		time of the first of them (0: none waits; step 2)
  */
 struct sg_obs {
 	u64	stamp_ns;
@@ -141,7 +136,7 @@ struct sg_obs {
 	u32	nr_lat, lat_q_us, lat_win_us, queue_us, svc_us;
 	u32	nr_over, over_us;
 	u32	f_khz;
-	u32	load, load_f, load_fast;
+	u32	load, load_f;
 	u64	work_f;
 	u64	work_cyc, work_req, work_len;
 	s32	k_log[SG_K_KNOTS];
@@ -149,8 +144,6 @@ struct sg_obs {
 	u64	k_hold_ns;
 	u64	busy_ns;
 	s32	k_rise;
-	s32	k_defer;
-	u64	k_defer_ns;
 };
 
 /**
