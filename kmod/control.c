@@ -130,7 +130,29 @@
  *    linearly between the two around the slot's u; a step moves those two
  *    knots, in proportion to their weights, so that K at u moves by the
  *    step.  A load the target never ran at keeps the model's c_q; a load
- *    change reads the K learnt there at once.  K is the workload's, not
+ *    change reads the K learnt there at once.  A count learns as fast as
+ *    requests come, and a light load's come slowly: at 15 req/s a horizon
+ *    is its floor of 200 requests, 13 s of them, and a K that a heavy
+ *    load left high at the light knots (its ramp and its end pass them)
+ *    took the whole of a 20 s cell to come down by 0.75 in log2 (the
+ *    bench's memcached, evaluation.rst).  So a window with none over T,
+ *    whose plan is at most half busy (L <= f_need / 2, SG_SLO_FAST_RHO)
+ *    and whose recent tail ``lat_q`` is under T / 2 (SG_SLO_FAST_DIV),
+ *    lowers log2(K) by log2(2 lat_q / T) per horizon of time (the time
+ *    since the previous window that timed requests, or the window's share
+ *    of the horizon's requests if more), at most SG_SLO_RISE_MAX horizon
+ *    steps per horizon (the rise's bound), when that is more than its
+ *    count lowers it.  In such a plan the tail is mostly service, which
+ *    scales as 1 / f, and f mostly the headroom K W / T: the tail scales
+ *    about as 1 / K, so this aims it at T / 2, and the count does the
+ *    rest.  A busier plan's tail is a queue's, which grows faster than
+ *    1 / K as K falls, and whose percentile over a horizon of a few
+ *    hundred requests moves by a factor of four from one second to the
+ *    next: there the count alone, which weighs every request.  A load the
+ *    loop holds at T seldom has a horizon's tail under half of it.
+ *    ``lat_q`` is of the last horizon, so it lags K by up to one: the
+ *    fall can go one bounded step past the tail at T / 2, which puts the
+ *    tail near T.  K is the workload's, not
  *    the slot's: it is kept per target and SLO (sg_obs_k_keep()) across the
  *    restarts of the target's slots (a governor switch, suspend or CPU
  *    hotplug restarts the governor, which clears them), so that a restart
@@ -326,6 +348,12 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_SLO_OVER_MIN		2
 /* Step 2: K rises by at most this many horizon steps per horizon. */
 #define SG_SLO_RISE_MAX		2
+/*
+ * Step 2: a recent tail under T / 2 lowers K toward the tail at T / 2,
+ * where the plan is at most half busy (thousandths).
+ */
+#define SG_SLO_FAST_DIV		2
+#define SG_SLO_FAST_RHO		500
 /* Step 2: K does not rise while f_need exceeds the policy's max by more than 5/4. */
 #define SG_SLO_WIND_NUM		5
 #define SG_SLO_WIND_DEN		4
@@ -529,6 +557,25 @@ static s64 sg_k_err_step(const struct sg_obs *o, const struct slackgov_sample *s
 	return div64_s64(e * p->slo_gain * SG_K_LOG_ONE, (s64)nh * SLACKGOV_ONE);
 }
 
+/*
+ * Step 2: the fall of log2(K) for window @s, which stands for @share of a
+ * horizon, when the recent tail lat_q is under T / SG_SLO_FAST_DIV: that
+ * share of log2(2 lat_q / T), at most SG_SLO_RISE_MAX horizon steps per
+ * horizon; 0 otherwise.  1/65536 units.
+ */
+static s64 sg_k_fall_fast(const struct slackgov_sample *s, u32 t, u64 share,
+			  const struct sg_law_params *p)
+{
+	s64 fall;
+
+	if (!s->lat_q_us || (u64)s->lat_q_us * SG_SLO_FAST_DIV >= t)
+		return 0;
+	fall = (s64)(sg_log2_q10((u64)s->lat_q_us * SG_SLO_FAST_DIV) - sg_log2_q10(t)) *
+	       (SG_K_LOG_ONE / 1024);
+	fall = max_t(s64, fall, -(s64)sg_k_rise_max(p));
+	return div_s64(fall * (s64)share, SG_SLO_SHARE_ONE);
+}
+
 /* Step 2: f_need of an SLO slot, kHz (may exceed any limit). */
 static u64 sg_slo_need(const struct sg_obs *o, u32 t)
 {
@@ -599,7 +646,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	u64 len = clamp_t(u64, s->len_ns, 1, SG_SLACK_LEN_MAX_NS);
 	u32 len_us = max_t(u32, div_u64(len, NSEC_PER_USEC), 1);
 	u32 ncpu = 0, util, i;
-	u64 load, cyc, req, tau;
+	u64 load, cyc, req, tau, gap_us = 0;
 	bool fresh;
 
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
@@ -650,6 +697,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	if (!idle && s->nr_lat) {
 		if (o->busy_ns && now - o->busy_ns >= SG_SLO_RESUME_NS)
 			o->k_hold_ns = now;
+		gap_us = o->busy_ns ? div_u64(now - o->busy_ns, NSEC_PER_USEC) : len_us;
 		o->busy_ns = now;
 	}
 	if (s->slo_us && !idle && s->nr_lat) {
@@ -666,12 +714,23 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		    !(o->k_hold_ns && now - o->k_hold_ns < (u64)SG_SLO_TAU_US * NSEC_PER_USEC)) {
 			s64 step = sg_k_err_step(o, s, p);
 			u64 need = sg_slo_need(o, t);
+			bool wound;
+
+			/* a light plan's tail scales as 1 / K: fall toward it */
+			if (step <= 0 && !s->nr_over &&
+			    (u64)o->load_f * SLACKGOV_ONE <= need * SG_SLO_FAST_RHO) {
+				/* the time since the previous timed window counts */
+				u64 share_t = div_u64(min_t(u64, gap_us, SG_SLO_TAU_US) *
+						      SG_SLO_SHARE_ONE, SG_SLO_TAU_US);
+
+				step = min_t(s64, step,
+					     sg_k_fall_fast(s, t, max(share, share_t), p));
+			}
 			/* anti-windup: a need well above the policy's max says
 			 * nothing of K, nor does a short tail where the need is
 			 * at its min */
-			bool wound = (step > 0 && need * SG_SLO_WIND_DEN >
-					(u64)lim->max * SG_SLO_WIND_NUM) ||
-				     (step < 0 && need <= lim->min);
+			wound = (step > 0 && need * SG_SLO_WIND_DEN > (u64)lim->max * SG_SLO_WIND_NUM) ||
+				(step < 0 && need <= lim->min);
 
 			if (!wound) {
 				step = min_t(s64, step, o->k_rise);

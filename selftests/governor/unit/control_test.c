@@ -335,6 +335,72 @@ static void test_k_keep(void)
 	CHECK(!m.slo_us, "an exited target's K is dropped");
 }
 
+/*
+ * step 2: a recent tail under T / 2 lowers K faster than the count, by
+ * log2(2 lat_q / T) a horizon, at most SG_SLO_RISE_MAX steps a horizon
+ */
+static s32 k_fall_rho(u32 rho, u32 lat, u32 over, u32 f_min, u64 hold, int every)
+{
+	/* @rho busy at 2.4 GHz, requests of 100 us; T = 1600 us */
+	struct slackgov_sample s = slo_sample(1, rho, 100, 2000, lat, 10, 10);
+	struct slackgov_sample idle = sample(1, 1000);
+	struct sg_obs o = {};
+	u64 now = 1000 * MS;
+	s32 k;
+	int i;
+
+	idle.flags = SLACKGOV_SAMPLE_IDLE;
+	idle.slo_us = s.slo_us;
+	idle.slo_q = s.slo_q;
+	s.nr_over = over;
+	obs(&o, &s, now, FMAX, f_min);
+	sg_k_fill(&o, sg_slo_k_log0(9900) + SG_K_LOG_ONE);	/* K = 2 c_q */
+	o.k_hold_ns = hold ? now : 0;
+	k = sg_obs_k_log(&o);
+	for (i = 1; i <= 100; i++)	/* half a horizon */
+		obs(&o, i % every ? &idle : &s, now += 10 * MS, FMAX, f_min);
+	return k - sg_obs_k_log(&o);
+}
+
+/* 10 % busy (f_need 1.6 GHz for L 0.24), the requests in one window of @every */
+static s32 k_fall_every(u32 lat, u32 over, u32 f_min, u64 hold, int every)
+{
+	return k_fall_rho(100, lat, over, f_min, hold, every);
+}
+
+/* the same with requests in every window */
+static s32 k_fall_after(u32 lat, u32 over, u32 f_min, u64 hold)
+{
+	return k_fall_every(lat, over, f_min, hold, 1);
+}
+
+static void test_k_fall_fast(void)
+{
+	s32 count = k_fall_after(1000, 0, FMIN, 0), fast = k_fall_after(400, 0, FMIN, 0);
+	s32 deep = k_fall_after(100, 0, FMIN, 0);
+
+	CHECK(abs(count - SG_K_LOG_ONE / 4) < 700,
+	      "tail at 5/8 T, none over: the count lowers log2 K by gain / 2 in half a horizon (%.3f)",
+	      count / 65536.0);
+	CHECK(abs(fast - SG_K_LOG_ONE / 2) < 700,
+	      "tail at T / 4: log2(2 lat_q / T) = -1 a horizon, -0.5 in half (%.3f)", fast / 65536.0);
+	CHECK(abs(deep - fast) < 700,
+	      "tail at T / 16: at most SG_SLO_RISE_MAX horizon steps a horizon (%.3f)", deep / 65536.0);
+	CHECK(k_fall_after(400, 1, FMIN, 0) == k_fall_after(1000, 1, FMIN, 0),
+	      "a window with a request over T: its count alone, whatever the tail (%.3f)",
+	      k_fall_after(400, 1, FMIN, 0) / 65536.0);
+	/* within 1/16: L, and so the knots the steps move, fall between the requests */
+	CHECK(abs(k_fall_every(400, 0, FMIN, 0, 10) - fast) < SG_K_LOG_ONE / 16,
+	      "requests in one window of ten: about the same fall in the same time (%.3f)",
+	      k_fall_every(400, 0, FMIN, 0, 10) / 65536.0);
+	/* 70 % busy: L 1.68 GHz, f_need 3.06 at K = 2 c_q, the plan 55 % busy */
+	CHECK(k_fall_rho(700, 400, 0, FMIN, 0, 1) == k_fall_rho(700, 1000, 0, FMIN, 0, 1),
+	      "a plan over half busy: the count alone, whatever the tail (%.3f)",
+	      k_fall_rho(700, 400, 0, FMIN, 0, 1) / 65536.0);
+	CHECK(k_fall_after(400, 0, FMAX, 0) == 0, "need at the policy's min: K does not fall");
+	CHECK(k_fall_after(400, 0, FMIN, 1) == 0, "a held K does not fall (the tail is from before)");
+}
+
 /* step 2: a load that resumes after an idle spell holds K for a horizon */
 static void test_k_resume(void)
 {
@@ -910,6 +976,7 @@ int main(void)
 	test_filter();
 	test_slo_arith();
 	test_k_keep();
+	test_k_fall_fast();
 	test_k_resume();
 	test_k_rise();
 	test_k_load();
