@@ -349,8 +349,8 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 /* Step 2: K rises by at most this many horizon steps per horizon. */
 #define SG_SLO_RISE_MAX		2
 /*
- * Step 2: a recent tail under T / 2 lowers K toward the tail at T / 2,
- * where the plan is at most half busy (thousandths).
+ * Step 2: a recent tail under T / SG_SLO_FAST_DIV lowers K toward the tail
+ * at T / 2, where the plan is at most SG_SLO_FAST_RHO thousandths busy.
  */
 #define SG_SLO_FAST_DIV		2
 #define SG_SLO_FAST_RHO		500
@@ -530,6 +530,12 @@ static void sg_k_step(struct sg_obs *o, s64 step, s32 k0)
 				  k0 - SG_K_LOG_RANGE, k0 + SG_K_LOG_RANGE);
 }
 
+/* Step 2: @us of time as a share of the horizon's, 1/SG_SLO_SHARE_ONE (at most one). */
+static u64 sg_slo_time_share(u64 us)
+{
+	return div_u64(min_t(u64, us, SG_SLO_TAU_US) * SG_SLO_SHARE_ONE, SG_SLO_TAU_US);
+}
+
 /* Step 2: the most log2(K) may rise in one horizon, 1/65536 units. */
 static s32 sg_k_rise_max(const struct sg_law_params *p)
 {
@@ -704,8 +710,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		u32 t = sg_slo_budget_us(s->slo_us, slackgov_margin(s->slo_margin, p->slo_margin));
 		u64 share = max_t(u64, div_u64((u64)min_t(u32, s->nr_lat, SG_SLO_HORIZON) *
 					       SG_SLO_SHARE_ONE, SG_SLO_HORIZON),
-				  div_u64((u64)min_t(u32, len_us, SG_SLO_TAU_US) *
-					  SG_SLO_SHARE_ONE, SG_SLO_TAU_US));
+				  sg_slo_time_share(len_us));
 		s64 rise = sg_k_rise_max(p);
 
 		/* the rise K may take refills by a horizon's worth per horizon */
@@ -716,16 +721,12 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 			u64 need = sg_slo_need(o, t);
 			bool wound;
 
-			/* a light plan's tail scales as 1 / K: fall toward it */
+			/* a light plan's tail scales as 1 / K: fall toward it, by
+			 * the time since the previous timed window */
 			if (step <= 0 && !s->nr_over &&
-			    (u64)o->load_f * SLACKGOV_ONE <= need * SG_SLO_FAST_RHO) {
-				/* the time since the previous timed window counts */
-				u64 share_t = div_u64(min_t(u64, gap_us, SG_SLO_TAU_US) *
-						      SG_SLO_SHARE_ONE, SG_SLO_TAU_US);
-
-				step = min_t(s64, step,
-					     sg_k_fall_fast(s, t, max(share, share_t), p));
-			}
+			    (u64)o->load_f * SLACKGOV_ONE <= need * SG_SLO_FAST_RHO)
+				step = min_t(s64, step, sg_k_fall_fast(s, t,
+						max(share, sg_slo_time_share(gap_us)), p));
 			/* anti-windup: a need well above the policy's max says
 			 * nothing of K, nor does a short tail where the need is
 			 * at its min */
