@@ -43,14 +43,22 @@
 # Server-side p99 <= client p99 at every
 # level, medians (the server sees a part of what the client waits), within
 # one bucket of the server-side histogram (1/8); queueing > 0 at every step
-# and growing with the load the server carried (rank correlation over the
-# steps with the server's busy share >= 0.8, the busiest step's above the
-# idlest's).  The busy share is the CPU time the server used over the
-# step's length (/proc, outside slackgov): a level is a share of a
-# capacity measured once, but the host's speed moves by up to 2x between
-# steps (Documentation/evaluation.rst), so a pass's 85 % step can load the
-# server more than its 100 % step, and queueing follows the load, not the
-# level.
+# and growing with the load the server carried: of the pairs of steps in
+# which one is below saturation (busy share under 90 %) and the other at
+# least 10 points busier, at least 90 % (and at least 6 pairs) have the
+# busier step queueing longer.  The busy share is the CPU time the server
+# used over the step's length (/proc, outside slackgov): a level is a
+# share of a capacity measured once, but the host's speed moves by up to
+# 2x between steps (Documentation/evaluation.rst), so a pass's 85 % step
+# can load the server more than its 100 % step, and queueing follows the
+# load, not the level.  Two saturated steps are not compared: the busy
+# share stops measuring the load there (it reads 94-111 % at every
+# saturated step, the drain of a backlog included), while queueing keeps
+# moving with the backlog each step built (35-125 ms over nine such steps
+# of one run, whose capacity was taken in a fast spell of the host so that
+# its 60 % steps were saturated too; a rank correlation over all steps read
+# 0.67 there).  Nor are two steps within 10 points: at low load queueing
+# is mostly the worker's wake-up and moves by a few us between steps.
 #
 # Caller sets: B (tools), S (slackctl), FID_SVC_US, FID_NOMINAL (a guess of
 # the capacity in req/s, for the calibration step only), FID_DUR (s per
@@ -363,11 +371,13 @@ fid_lat_checks() {
 	# histogram is 32 times finer
 	ktap_check "awk '\$7 <= 0 || \$7 > \$6 * 9 / 8 { bad = 1 } END { exit bad || NR < 3 }' fid.lat" \
 		"latency: 0 < server-side p99 <= client p99 (+1/8, a bucket) at every level ($(awk '{ printf "%s<=%s ", $7, $6 }' fid.lat))"
-	# queueing against the server's busy share, step by step (see the top):
-	# at low load it is mostly the worker's wake-up and moves by a few us
-	# between steps, so one swap of neighbours is noise, a trend is not
+	# queueing against the server's busy share, pair by pair (see the top)
 	ktap_note "queueing (us) by level, medians: $(awk '{ printf "%s%% %s, ", $1, $8 }' fid.lat)by the server's busy share (per mille), steps: $(sort -n -k10 fid.lsteps | awk '{ printf "%s %s, ", $10, $8 }')"
-	_qrho=$(fid_spearman 10 8 fid.lsteps)
-	ktap_check "sort -n -k10 fid.lsteps | awk '\$8 <= 0 || \$10 <= 0 { bad = 1 } NR == 1 { lo = \$8 } { hi = \$8 } END { exit bad || NR < 6 || hi <= lo || $_qrho < 0.8 }'" \
-		"latency: queueing > 0, growing with the server's load (Spearman over $(wc -l < fid.lsteps) steps with its busy share $_qrho >= 0.8, the busiest step's above the idlest's)"
+	_qpairs=$(awk '{ n++; b[n] = $10; q[n] = $8; if ($8 <= 0 || $10 <= 0) bad = 1 }
+		END { for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
+			if (b[i] < 900 && b[j] >= b[i] + 100) { p++; if (q[j] > q[i]) c++ }
+		      printf "%d %d %d", c, p, bad }' fid.lsteps)
+	set -- $_qpairs
+	ktap_check "[ $3 = 0 ] && [ $2 -ge 6 ] && [ \$(( $1 * 10 )) -ge \$(( $2 * 9 )) ]" \
+		"latency: queueing > 0 at every step, growing with the server's load (the busier step queues longer in $1 of $2 pairs of steps 10+ points of busy share apart, the lighter under 90 %; >= 90 %)"
 }
