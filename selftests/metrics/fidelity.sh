@@ -53,12 +53,10 @@
 # can load the server more than its 100 % step, and queueing follows the
 # load, not the level.  Two saturated steps are not compared: the busy
 # share stops measuring the load there (it reads 94-111 % at every
-# saturated step, the drain of a backlog included), while queueing keeps
-# moving with the backlog each step built (35-125 ms over nine such steps
-# of one run, whose capacity was taken in a fast spell of the host so that
-# its 60 % steps were saturated too; a rank correlation over all steps read
-# 0.67 there).  Nor are two steps within 10 points: at low load queueing
-# is mostly the worker's wake-up and moves by a few us between steps.
+# saturated step, the drain of a backlog included), while queueing moves
+# with the backlog each step built.  Nor are two steps within 10 points:
+# at low load queueing is mostly the worker's wake-up and moves by a few
+# us between steps.
 #
 # Caller sets: B (tools), S (slackctl), FID_SVC_US, FID_NOMINAL (a guess of
 # the capacity in req/s, for the calibration step only), FID_DUR (s per
@@ -373,11 +371,15 @@ fid_lat_checks() {
 		"latency: 0 < server-side p99 <= client p99 (+1/8, a bucket) at every level ($(awk '{ printf "%s<=%s ", $7, $6 }' fid.lat))"
 	# queueing against the server's busy share, pair by pair (see the top)
 	ktap_note "queueing (us) by level, medians: $(awk '{ printf "%s%% %s, ", $1, $8 }' fid.lat)by the server's busy share (per mille), steps: $(sort -n -k10 fid.lsteps | awk '{ printf "%s %s, ", $10, $8 }')"
-	_qpairs=$(awk '{ n++; b[n] = $10; q[n] = $8; if ($8 <= 0 || $10 <= 0) bad = 1 }
+	# busy shares in per mille: the lighter step of a pair under _qsat, the
+	# other _qgap busier; _qpct per cent of the pairs, at least _qmin of them
+	_qsat=900 _qgap=100 _qpct=90 _qmin=6
+	read -r _qc _qn _qbad <<-EOF
+	$(awk -v sat=$_qsat -v gap=$_qgap '{ n++; b[n] = $10; q[n] = $8; if ($8 <= 0 || $10 <= 0) bad = 1 }
 		END { for (i = 1; i <= n; i++) for (j = 1; j <= n; j++)
-			if (b[i] < 900 && b[j] >= b[i] + 100) { p++; if (q[j] > q[i]) c++ }
+			if (b[i] < sat && b[j] >= b[i] + gap) { p++; if (q[j] > q[i]) c++ }
 		      printf "%d %d %d", c, p, bad }' fid.lsteps)
-	set -- $_qpairs
-	ktap_check "[ $3 = 0 ] && [ $2 -ge 6 ] && [ \$(( $1 * 10 )) -ge \$(( $2 * 9 )) ]" \
-		"latency: queueing > 0 at every step, growing with the server's load (the busier step queues longer in $1 of $2 pairs of steps 10+ points of busy share apart, the lighter under 90 %; >= 90 %)"
+	EOF
+	ktap_check "[ $_qbad = 0 ] && [ $_qn -ge $_qmin ] && [ \$(( $_qc * 100 )) -ge \$(( $_qn * $_qpct )) ]" \
+		"latency: queueing > 0 at every step, growing with the server's load (the busier step queues longer in $_qc of $_qn pairs of steps $((_qgap / 10))+ points of busy share apart, the lighter under $((_qsat / 10)) %; >= $_qpct %)"
 }
