@@ -175,7 +175,18 @@
  *    The output rises to f_need at once; it comes down by at most
  *    span / SG_SLO_DOWN_DIV (1/8 of cpuinfo max - min) per new window, so
  *    noise in one window cannot pull it far, and a falling load reaches
- *    min within 8 windows.  The output is continuous and a CPU has a few
+ *    min within 8 windows.  Except from max: while f_need's average over
+ *    SG_SLO_NEED_TAU_NS = 500 ms (each window's capped at 5/4 of the max,
+ *    where K's anti-windup stops) is at or above the policy's max, the
+ *    output holds max.  There the output is clamped and K cannot lift it:
+ *    the windows whose f_need rises above max lose their excess, the ones
+ *    whose f_need dips under it (L's noise, about 12 % over its 64
+ *    requests) take the output down, and nothing makes up the deficit.
+ *    The mean frequency then falls short of a need the loop already asked
+ *    more than max for, and near saturation the tail is steepest in the
+ *    spare capacity: at 90 % of capacity, 2 % off the mean frequency takes
+ *    a seventh of the spare.  Under max the average plays no part: the
+ *    output follows f_need as above.  The output is continuous and a CPU has a few
  *    P-states: rounding it up (the driver's CPUFREQ_RELATION_L) runs the
  *    next P-state for any need above one, 400 MHz in a six-state ladder, so
  *    L's noise around a P-state would put the policy on the state above for
@@ -361,6 +372,11 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_SLO_RHO_MAX		900
 /* Step 2: the SLO output falls by at most span / 8 per window. */
 #define SG_SLO_DOWN_DIV		8
+/*
+ * Step 2: f_need's average that holds max: 50 windows, 350 requests at
+ * 700 req/s, over which the mean of L moves by about 5 %.
+ */
+#define SG_SLO_NEED_TAU_NS	(500 * NSEC_PER_MSEC)
 /* Step 2: the ladder's pick between two P-states holds this many windows. */
 #define SG_LADDER_FRAME		8
 /* Step 3: queueing above T / 2 boosts, a window at or below T / 4 has drained. */
@@ -895,6 +911,8 @@ void sg_law_reset(struct sg_law *law, u32 cur_khz)
 	law->pid.rps1 = 0;
 	law->pid.target1 = U32_MAX;
 	law->slo_khz = cur_khz;
+	law->need_f = 0;
+	law->need_ns = 0;
 	law->landing = false;
 	law->ladder_acc = 0;
 	law->ladder_khz = 0;
@@ -1011,6 +1029,28 @@ static unsigned int sg_util_freq(const struct sg_limits *lim, u32 load, enum sg_
 
 /* ---- the decision ----------------------------------------------------------------- */
 
+/*
+ * Step 2: take the lead's new window into f_need's average, each capped at
+ * 5/4 of the policy's max (where K's anti-windup stops: a need beyond it
+ * says as little of the average).  Return true when the average is at or
+ * above the max: the output holds max.
+ */
+static bool sg_slo_need_over_max(struct sg_law *law, u64 f_need, u64 now,
+				 const struct sg_limits *lim)
+{
+	u64 cap = (u64)lim->max * SG_SLO_WIND_NUM / SG_SLO_WIND_DEN;
+	u64 need = min(f_need, cap);
+
+	if (!law->need_ns)
+		law->need_f = need;
+	else
+		law->need_f = sg_ewma(law->need_f, need,
+				      min_t(u64, now - law->need_ns, SG_SLACK_LEN_MAX_NS),
+				      SG_SLO_NEED_TAU_NS);
+	law->need_ns = now;
+	return law->need_f >= lim->max;
+}
+
 /**
  * sg_law_mode - the mode the next decision runs in (step 8)
  * @law:	the law's state (its mode is the previous one)
@@ -1100,6 +1140,9 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		s64 need = clamp_t(u64, in->f_need, lo, hi);
 		s64 down = in->slo_fresh ? lim->span / SG_SLO_DOWN_DIV : 0;
 
+		/* a need whose average is over max holds max */
+		if (in->slo_fresh && sg_slo_need_over_max(law, in->f_need, sig->now, lim))
+			need = hi;
 		/* step 3: a landing whose window fits under f_need ends there */
 		if (law->landing && in->slo_fresh && !in->over_need)
 			down = hi - lo;

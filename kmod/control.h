@@ -216,6 +216,9 @@ struct sg_pid {
  * struct sg_law - the law's state for one policy
  * @pid:	the slack PID
  * @slo_khz:	the SLO output after the down-rate limit, kHz
+ * @need_f:	f_need's average over SG_SLO_NEED_TAU_NS, each window's
+ *		capped at 5/4 of the policy's max, kHz (step 2: max held)
+ * @need_ns:	when @need_f last took a window (0: not since the reset)
  * @landing:	the SLO output is coming down from a boost (step 3)
  * @ladder_acc:	the P-state modulator's state (step 2, sg_ladder_pick()), kHz
  * @ladder_khz:	its latest pick
@@ -227,6 +230,8 @@ struct sg_pid {
 struct sg_law {
 	struct sg_pid	pid;
 	s64		slo_khz;
+	u64		need_f;
+	u64		need_ns;
 	bool		landing;
 	s64		ladder_acc;
 	u32		ladder_khz;

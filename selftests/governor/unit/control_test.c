@@ -969,6 +969,52 @@ static void test_ladder(void)
 	CHECK(n_hi == 100, "ladder: L at 96 %% of lo: never lo (the boost's busy test) (%u)", n_hi);
 }
 
+/*
+ * Step 2: a need whose f_need alternates around max, @hi_pct of max in three
+ * windows of four and @lo_pct in the fourth; the windows under max, of the
+ * last @n of @total (the average has settled).
+ */
+static u32 slo_need_dips(u32 hi_pct, u32 lo_pct, u32 total, u32 n)
+{
+	struct sg_law law = { .mode = SG_MODE_UTIL };
+	struct sg_signal sig;
+	struct sg_ctl_out out;
+	struct sg_ctl_in in;
+	u64 now = 1000 * MS;
+	u32 dips = 0, i;
+
+	for (i = 0; i < total; i++, now += 10 * MS) {
+		sg_ctl_begin(&in);
+		in.targets = in.slo_targets = 1;
+		in.newest_ns = in.slo_stamp = in.slo_lead_ns = now;
+		in.f_need = (u64)FMAX * (i % 4 == 3 ? lo_pct : hi_pct) / 100;
+		sig = (struct sg_signal){ .now = now, .last_ns = now };
+		sg_law_step(&law, &in, &sig, &P, &LIM, 0, &out);
+		if (i >= total - n)
+			dips += out.freq < FMAX;
+	}
+	return dips;
+}
+
+/* Step 2: the output holds max while f_need's average is over it. */
+static void test_slo_hold_max(void)
+{
+	u32 dips;
+
+	dips = slo_need_dips(110, 90, 200, 100);
+	CHECK(!dips, "f_need 1.1 max, every fourth window 0.9 (average 1.05): max held (%u of 100 under)",
+	      dips);
+	dips = slo_need_dips(100, 80, 200, 100);
+	CHECK(dips == 25, "f_need max, every fourth window 0.8 (average 0.95): each dip followed (%u of 100 under)",
+	      dips);
+	dips = slo_need_dips(200, 90, 200, 100);
+	CHECK(!dips, "f_need 2 max (capped at 5/4), every fourth window 0.9: max held (%u of 100 under)",
+	      dips);
+	dips = slo_need_dips(140, 20, 400, 100);
+	CHECK(dips == 25, "f_need 1.4 max, every fourth window 0.2: each capped at 5/4 max, the average under max, dips followed (%u of 100 under)",
+	      dips);
+}
+
 int main(void)
 {
 	printf("TAP version 13\n");
@@ -983,6 +1029,7 @@ int main(void)
 	test_pid_steps();
 	test_ff_bounds();
 	test_slo_steps();
+	test_slo_hold_max();
 	test_ladder();
 	test_stale_exit();
 	test_closed_loop();
