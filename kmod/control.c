@@ -186,7 +186,8 @@
  *    more than max for, and near saturation the tail is steepest in the
  *    spare capacity: at 90 % of capacity, 2 % off the mean frequency takes
  *    a seventh of the spare.  Under max the average plays no part: the
- *    output follows f_need as above.  The output is continuous and a CPU has a few
+ *    output follows f_need as above.
+ *    The output is continuous and a CPU has a few
  *    P-states: rounding it up (the driver's CPUFREQ_RELATION_L) runs the
  *    next P-state for any need above one, 400 MHz in a six-state ladder, so
  *    L's noise around a P-state would put the policy on the state above for
@@ -598,6 +599,15 @@ static s64 sg_k_fall_fast(const struct slackgov_sample *s, u32 t, u64 share,
 	return div_s64(fall * (s64)share, SG_SLO_SHARE_ONE);
 }
 
+/*
+ * Step 2: 5/4 of the policy's max, kHz: K does not rise for a need above it,
+ * and f_need's average (sg_slo_need_over_max()) caps each window there.
+ */
+static u64 sg_slo_wind_khz(const struct sg_limits *lim)
+{
+	return div_u64((u64)lim->max * SG_SLO_WIND_NUM, SG_SLO_WIND_DEN);
+}
+
 /* Step 2: f_need of an SLO slot, kHz (may exceed any limit). */
 static u64 sg_slo_need(const struct sg_obs *o, u32 t)
 {
@@ -746,7 +756,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 			/* anti-windup: a need well above the policy's max says
 			 * nothing of K, nor does a short tail where the need is
 			 * at its min */
-			wound = (step > 0 && need * SG_SLO_WIND_DEN > (u64)lim->max * SG_SLO_WIND_NUM) ||
+			wound = (step > 0 && need > sg_slo_wind_khz(lim)) ||
 				(step < 0 && need <= lim->min);
 
 			if (!wound) {
@@ -1038,8 +1048,7 @@ static unsigned int sg_util_freq(const struct sg_limits *lim, u32 load, enum sg_
 static bool sg_slo_need_over_max(struct sg_law *law, u64 f_need, u64 now,
 				 const struct sg_limits *lim)
 {
-	u64 cap = (u64)lim->max * SG_SLO_WIND_NUM / SG_SLO_WIND_DEN;
-	u64 need = min(f_need, cap);
+	u64 need = min(f_need, sg_slo_wind_khz(lim));
 
 	if (!law->need_ns)
 		law->need_f = need;

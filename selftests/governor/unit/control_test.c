@@ -999,20 +999,22 @@ static u32 slo_need_dips(u32 hi_pct, u32 lo_pct, u32 total, u32 n)
 /* Step 2: the output holds max while f_need's average is over it. */
 static void test_slo_hold_max(void)
 {
-	u32 dips;
+	static const struct {
+		u32 hi_pct, lo_pct, total, want;
+		const char *what;
+	} c[] = {
+		{ 110, 90, 200, 0, "f_need 1.1 max, every fourth window 0.9 (average 1.05): max held" },
+		{ 100, 80, 200, 25, "f_need max, every fourth window 0.8 (average 0.95): each dip followed" },
+		{ 200, 90, 200, 0, "f_need 2 max (capped at 5/4), every fourth window 0.9: max held" },
+		{ 140, 20, 400, 25, "f_need 1.4 max, every fourth window 0.2: each capped at 5/4 max, "
+				     "the average under max, dips followed" },
+	};
+	u32 i, dips;
 
-	dips = slo_need_dips(110, 90, 200, 100);
-	CHECK(!dips, "f_need 1.1 max, every fourth window 0.9 (average 1.05): max held (%u of 100 under)",
-	      dips);
-	dips = slo_need_dips(100, 80, 200, 100);
-	CHECK(dips == 25, "f_need max, every fourth window 0.8 (average 0.95): each dip followed (%u of 100 under)",
-	      dips);
-	dips = slo_need_dips(200, 90, 200, 100);
-	CHECK(!dips, "f_need 2 max (capped at 5/4), every fourth window 0.9: max held (%u of 100 under)",
-	      dips);
-	dips = slo_need_dips(140, 20, 400, 100);
-	CHECK(dips == 25, "f_need 1.4 max, every fourth window 0.2: each capped at 5/4 max, the average under max, dips followed (%u of 100 under)",
-	      dips);
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		dips = slo_need_dips(c[i].hi_pct, c[i].lo_pct, c[i].total, 100);
+		CHECK(dips == c[i].want, "%s (%u of 100 under)", c[i].what, dips);
+	}
 }
 
 int main(void)
