@@ -169,16 +169,26 @@
  *    starts from c_q.
  *    The default gain 500 settles in about two horizons, the tail at T
  *    (selftests/governor/unit's closed loops).
- *    f_need is at least L * 1000 / SG_SLO_RHO_MAX (900): the law never
+ *    f_need is at least L' * 1000 / SG_SLO_RHO_MAX (900): the law never
  *    plans the server more than 90 % busy, where its queue (9 service
  *    times on average in M/M/1) grows faster than windows can show it.
+ *    L' is L lifted toward the work rate's average over SG_WORK_TAU_US
+ *    = 1 s, by at most L / SG_SLO_LIFT_DIV (twice L's noise): near
+ *    capacity the floor is the need, and L's noise over its 64 requests
+ *    (12 %) would take it under the load for a share of the windows,
+ *    while a deficit of a few per cent there builds a queue that drains
+ *    only at the few per cent spare.  A load that has fallen by more than
+ *    a quarter is not held up by its past.
  *    The output rises to f_need at once; it comes down by at most
  *    span / SG_SLO_DOWN_DIV (1/8 of cpuinfo max - min) per new window, so
  *    noise in one window cannot pull it far, and a falling load reaches
  *    min within 8 windows.  Except from max: while f_need's average over
  *    SG_SLO_NEED_TAU_NS = 500 ms (each window's capped at 5/4 of the max,
- *    where K's anti-windup stops) is at or above the policy's max, the
- *    output holds max.  There the output is clamped and K cannot lift it:
+ *    where K's anti-windup stops) is within 1/SG_SLO_HOLD_DIV (1/16) of
+ *    the policy's max or above it, the output holds max: an average of
+ *    some 350 requests at 700 req/s moves by about 5 %, so a need that
+ *    close is at max as far as the windows can tell.  At max the output
+ *    is clamped and K cannot lift it:
  *    the windows whose f_need rises above max lose their excess, the ones
  *    whose f_need dips under it (L's noise, about 12 % over its 64
  *    requests) take the output down, and nothing makes up the deficit.
@@ -371,6 +381,12 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_SLO_WIND_DEN		4
 /* Step 2: highest busy share the SLO law plans for, thousandths. */
 #define SG_SLO_RHO_MAX		900
+/*
+ * Step 2: that floor's load is L lifted toward its 1 s average by at most
+ * L / 4, twice L's noise over its SG_LOAD_REQS requests: a dip of that
+ * noise is lifted, a load that fell is not held up.
+ */
+#define SG_SLO_LIFT_DIV		4
 /* Step 2: the SLO output falls by at most span / 8 per window. */
 #define SG_SLO_DOWN_DIV		8
 /*
@@ -378,6 +394,8 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
  * 700 req/s, over which the mean of L moves by about 5 %.
  */
 #define SG_SLO_NEED_TAU_NS	(500 * NSEC_PER_MSEC)
+/* Step 2: an average within 1/16 of max (its own noise, 5 %) holds max. */
+#define SG_SLO_HOLD_DIV		16
 /* Step 2: the ladder's pick between two P-states holds this many windows. */
 #define SG_LADDER_FRAME		8
 /* Step 3: queueing above T / 2 boosts, a window at or below T / 4 has drained. */
@@ -615,7 +633,10 @@ static u64 sg_slo_need(const struct sg_obs *o, u32 t)
 	u64 head = sg_mul_div(o->work_f, (u32)min_t(u64, k, U32_MAX), t) >> 10;
 	u64 need = (u64)o->load_f + head;
 
-	return max_t(u64, need, div_u64((u64)o->load_f * SLACKGOV_ONE, SG_SLO_RHO_MAX));
+	u64 busy = clamp_t(u64, o->load_s, o->load_f,
+			   (u64)o->load_f + o->load_f / SG_SLO_LIFT_DIV);
+
+	return max_t(u64, need, div_u64(busy * SLACKGOV_ONE, SG_SLO_RHO_MAX));
 }
 
 /* Step 3: work at rate @load (kHz) keeps a CPU at @khz 95 % busy or more. */
@@ -694,6 +715,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	if (fresh) {
 		o->slack_f = slack;
 		o->load_f = load;
+		o->load_s = load;
 		o->work_cyc = cyc;
 		o->work_req = req;
 		o->work_len = len_us;
@@ -714,6 +736,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		tau = clamp_t(u64, tau, SG_SLACK_TAU_NS, SG_SLACK_LEN_MAX_NS);
 		o->slack_f = sg_ewma(o->slack_f, slack, len, SG_SLACK_TAU_NS);
 		o->load_f = sg_ewma(o->load_f, load, len, tau);
+		o->load_s = sg_ewma(o->load_s, load, len, (u64)SG_WORK_TAU_US * NSEC_PER_USEC);
 	}
 	if (o->work_req >= SG_REQ_ONE)
 		o->work_f = div64_u64(o->work_cyc * SG_REQ_ONE, o->work_req);
@@ -1042,8 +1065,8 @@ static unsigned int sg_util_freq(const struct sg_limits *lim, u32 load, enum sg_
 /*
  * Step 2: take the lead's new window into f_need's average, each capped at
  * 5/4 of the policy's max (where K's anti-windup stops: a need beyond it
- * says as little of the average).  Return true when the average is at or
- * above the max: the output holds max.
+ * says as little of the average).  Return true when the average is within
+ * 1/SG_SLO_HOLD_DIV of the max or above it: the output holds max.
  */
 static bool sg_slo_need_over_max(struct sg_law *law, u64 f_need, u64 now,
 				 const struct sg_limits *lim)
@@ -1057,7 +1080,7 @@ static bool sg_slo_need_over_max(struct sg_law *law, u64 f_need, u64 now,
 				      min_t(u64, now - law->need_ns, SG_SLACK_LEN_MAX_NS),
 				      SG_SLO_NEED_TAU_NS);
 	law->need_ns = now;
-	return law->need_f >= lim->max;
+	return law->need_f >= lim->max - lim->max / SG_SLO_HOLD_DIV;
 }
 
 /**

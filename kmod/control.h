@@ -104,6 +104,8 @@ struct sg_limits {
  * @f_khz:	the policy's frequency when the window was reported (f_w)
  * @load:	the window's own work rate util * f_w per CPU, kHz
  * @load_f:	filtered work rate util * f_w per CPU, kHz
+ * @load_s:	the work rate's average over SG_WORK_TAU_US, kHz (step 2's
+ *		busy floor)
  * @work_f:	work per request, on-CPU us * f_w, us*kHz (0: none yet)
  * @work_cyc, @work_req, @work_len: decayed sums of on-CPU cycles (us*kHz),
  *		requests (1/256) and window time (us) that @work_f comes from
@@ -136,7 +138,7 @@ struct sg_obs {
 	u32	nr_lat, lat_q_us, lat_win_us, queue_us, svc_us;
 	u32	nr_over, over_us;
 	u32	f_khz;
-	u32	load, load_f;
+	u32	load, load_f, load_s;
 	u64	work_f;
 	u64	work_cyc, work_req, work_len;
 	s32	k_log[SG_K_KNOTS];

@@ -212,6 +212,22 @@ static void test_slo_arith(void)
 	need = sg_slo_need(&o, 1000000);
 	CHECK(need >= 2000000 * 1000 / 900, "f_need plans at most 90 %% busy (%llu)",
 	      (unsigned long long)need);
+	/* the floor's load: L lifted toward its 1 s average, by L / 4 at most */
+	o.load_f = 1600000;
+	o.load_s = 1800000;
+	need = sg_slo_need(&o, 1000000);
+	CHECK(need >= 1800000ULL * 1000 / 900 && need < 1800000ULL * 1000 / 900 + 1000,
+	      "L under its 1 s average: the floor plans the average 90 %% busy (%llu)",
+	      (unsigned long long)need);
+	o.load_s = 2400000;
+	need = sg_slo_need(&o, 1000000);
+	CHECK(need >= 2000000ULL * 1000 / 900 && need < 2000000ULL * 1000 / 900 + 1000,
+	      "an average over 5/4 L lifts the floor's load to 5/4 L only (%llu)",
+	      (unsigned long long)need);
+	o.load_s = 1000000;
+	need = sg_slo_need(&o, 1000000);
+	CHECK(need >= 1600000ULL * 1000 / 900 && need < 1600000ULL * 1000 / 900 + 1000,
+	      "an average under L leaves the floor at L (%llu)", (unsigned long long)need);
 
 	/*
 	 * the outer loop: H requests, twice the share the SLO lets over T
@@ -970,11 +986,11 @@ static void test_ladder(void)
 }
 
 /*
- * Step 2: a need whose f_need alternates around max, @hi_pct of max in three
- * windows of four and @lo_pct in the fourth; the windows under max, of the
+ * Step 2: a need whose f_need alternates around max, @lo_pct of max in one
+ * window of @every and @hi_pct in the others; the windows under max, of the
  * last @n of @total (the average has settled).
  */
-static u32 slo_need_dips(u32 hi_pct, u32 lo_pct, u32 total, u32 n)
+static u32 slo_need_dips(u32 hi_pct, u32 lo_pct, u32 every, u32 total, u32 n)
 {
 	struct sg_law law = { .mode = SG_MODE_UTIL };
 	struct sg_signal sig;
@@ -987,7 +1003,7 @@ static u32 slo_need_dips(u32 hi_pct, u32 lo_pct, u32 total, u32 n)
 		sg_ctl_begin(&in);
 		in.targets = in.slo_targets = 1;
 		in.newest_ns = in.slo_stamp = in.slo_lead_ns = now;
-		in.f_need = (u64)FMAX * (i % 4 == 3 ? lo_pct : hi_pct) / 100;
+		in.f_need = (u64)FMAX * (i % every == every - 1 ? lo_pct : hi_pct) / 100;
 		sig = (struct sg_signal){ .now = now, .last_ns = now };
 		sg_law_step(&law, &in, &sig, &P, &LIM, 0, &out);
 		if (i >= total - n)
@@ -996,23 +1012,25 @@ static u32 slo_need_dips(u32 hi_pct, u32 lo_pct, u32 total, u32 n)
 	return dips;
 }
 
-/* Step 2: the output holds max while f_need's average is over it. */
+/* Step 2: the output holds max while f_need's average is within 1/16 of it. */
 static void test_slo_hold_max(void)
 {
 	static const struct {
-		u32 hi_pct, lo_pct, total, want;
+		u32 hi_pct, lo_pct, every, total, want;
 		const char *what;
 	} c[] = {
-		{ 110, 90, 200, 0, "f_need 1.1 max, every fourth window 0.9 (average 1.05): max held" },
-		{ 100, 80, 200, 25, "f_need max, every fourth window 0.8 (average 0.95): each dip followed" },
-		{ 200, 90, 200, 0, "f_need 2 max (capped at 5/4), every fourth window 0.9: max held" },
-		{ 140, 20, 400, 25, "f_need 1.4 max, every fourth window 0.2: each capped at 5/4 max, "
-				     "the average under max, dips followed" },
+		{ 110, 90, 4, 200, 0, "f_need 1.1 max, every fourth window 0.9 (average 1.05): max held" },
+		{ 100, 80, 4, 200, 0, "f_need max, every fourth window 0.8 (average 0.95, within "
+				      "1/16 of max): max held" },
+		{ 100, 60, 4, 200, 25, "f_need max, every fourth window 0.6 (average 0.9): each dip followed" },
+		{ 200, 90, 4, 200, 0, "f_need 2 max (capped at 5/4), every fourth window 0.9: max held" },
+		{ 140, 50, 2, 400, 50, "f_need 1.4 max, every other window 0.5: each capped at 5/4 max, "
+				       "the average under 15/16 max, dips followed" },
 	};
 	u32 i, dips;
 
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
-		dips = slo_need_dips(c[i].hi_pct, c[i].lo_pct, c[i].total, 100);
+		dips = slo_need_dips(c[i].hi_pct, c[i].lo_pct, c[i].every, c[i].total, 100);
 		CHECK(dips == c[i].want, "%s (%u of 100 under)", c[i].what, dips);
 	}
 }
