@@ -33,6 +33,13 @@ ktap_plan 4
 sleep 1000 &
 SP=$!
 sg_defer "kill $SP"
+# asleep before it is a target: its start's system calls, if the target saw
+# them, would open its windows, which then move through the test (once read
+# as a changed state)
+for i in $(seq 50); do
+	[ "$(cat /proc/$SP/comm)" = sleep ] && [ "$(awk '{ print $3 }' /proc/$SP/stat)" = S ] && break
+	sleep 0.1
+done
 cg=$CG2/sgbad.$$
 mkdir "$cg"
 sg_defer "rmdir $cg"
