@@ -632,7 +632,6 @@ static u64 sg_slo_need(const struct sg_obs *o, u32 t)
 	u64 k = sg_exp2_q10(sg_obs_k_log(o) >> 6);	/* K, 1/1024 */
 	u64 head = sg_mul_div(o->work_f, (u32)min_t(u64, k, U32_MAX), t) >> 10;
 	u64 need = (u64)o->load_f + head;
-
 	u64 busy = clamp_t(u64, o->load_s, o->load_f,
 			   (u64)o->load_f + o->load_f / SG_SLO_LIFT_DIV);
 
