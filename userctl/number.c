@@ -21,7 +21,10 @@
  *    field's own unit (thousandths for a ratio, us for a us knob).  A
  *    decimal part is accepted when the value is a whole number of the
  *    field's unit: ``1.5ms`` is 1500 for a us field, ``0.5ms`` is an error
- *    for a ms field.
+ *    for a ms field.  A field without units (a PID, a slot, a cgroup id, a
+ *    count, a gain, a frequency) is ``DIGITS`` alone: ``--pid 1.0`` is an
+ *    error, not PID 1 (and ``set kp 1.0`` not a gain of 0.001), as are
+ *    ``1e3``, ``0x10`` and ``+1``.
  * 3. The units a field takes follow from what it measures, parsed here and
  *    nowhere else: a ratio takes ``%`` (times 10: thousandths), a time takes
  *    ``ns``, ``us``, ``ms`` and ``s``, a percentile (the p in ``p99.9``)
@@ -76,6 +79,17 @@ static const char *range_unit(enum sc_unit u)
 	return u == SC_COUNT ? "" : sc_unit_name(u);
 }
 
+/* the units a field takes; sfx_bare: none, and an integer */
+static const struct sc_suffix *sfx_of(enum sc_unit u)
+{
+	switch (u) {
+	case SC_PERMILLE:	return sfx_ratio;
+	case SC_QUANTILE:	return sfx_quantile;
+	case SC_NS: case SC_US: case SC_MS: case SC_SEC: return sfx_time;
+	default:		return sfx_bare;
+	}
+}
+
 static int bad(const char *what, const char *arg, const char *why)
 {
 	return sc_err("%s: bad value '%s': %s", what, arg, why);
@@ -106,6 +120,11 @@ int sc_parse_num(const char *what, enum sc_unit unit, unsigned long long min,
 		m = m * 10 + (*p - '0');
 		big = m > ~0ULL;
 	}
+	if (*p == '.' && sfx_of(unit) == sfx_bare) {
+		snprintf(why, sizeof(why), "not an integer (%s takes digits only, no decimal point)",
+			 what);
+		return bad(what, arg, why);
+	}
 	if (*p == '.') {
 		const char *f = ++p, *last = p;
 
@@ -124,12 +143,7 @@ int sc_parse_num(const char *what, enum sc_unit unit, unsigned long long min,
 		}
 	}
 	unit_txt = p;
-	switch (unit) {
-	case SC_PERMILLE:	sfx = sfx_ratio; break;
-	case SC_QUANTILE:	sfx = sfx_quantile; break;
-	case SC_NS: case SC_US: case SC_MS: case SC_SEC: sfx = sfx_time; break;
-	default:		sfx = sfx_bare; break;
-	}
+	sfx = sfx_of(unit);
 	if (sfx == sfx_time && !*unit_txt)
 		mul = base;		/* a bare time is in the field's unit */
 	for (s = sfx; !mul && s->name; s++)

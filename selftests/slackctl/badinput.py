@@ -29,7 +29,7 @@ BAD_NUMBERS = [
 ]
 KNOBS = {  # name: bad values of its own (units and ranges)
     "setpoint": ["1001", "100.1%", "1ms", "0.5", "1844674407370955162%"],
-    "kp": ["10001", "1%", "1ms", "0.5"],
+    "kp": ["10001", "1%", "1ms", "0.5", "1.0"],
     "ki": ["10001", "1%"],
     "kd": ["10001", "1%"],
     "deadband": ["501", "50.1%", "1us"],
@@ -44,7 +44,7 @@ KNOBS = {  # name: bad values of its own (units and ranges)
     "slo_margin": ["901", "90.1%"],
     "slo_gain": ["4001", "1%"],
     "window": ["10000000001", "11s", "0.5ns", "1%", "1.5"],
-    "window_sends": ["1000001", "1.5", "1%", "1ms"],
+    "window_sends": ["1000001", "1.5", "1%", "1ms", "10.0"],
 }
 BAD_SLOS = [
     "0", "0ms", "0us", "0.0s", "17s", "16777216us", "16777216", "1.5us", "0.5us", "p0:1ms",
@@ -68,10 +68,10 @@ def cmdlines():
         yield ["target", "add", "--comm", "sgbad", "--slo", v]
         if v != "none":
             yield ["target", "set", "--comm", COMM, "--slo", v]
-    for v in BAD_NUMBERS + ["0", "4194305", "2147483648"]:
+    for v in BAD_NUMBERS + ["0", "4194305", "2147483648", "1.0", "1.5"]:  # integers only
         yield ["target", "add", "--pid", v]
         yield ["target", "del", "--pid", v]
-    for v in BAD_NUMBERS + ["1024", "4294967296"]:
+    for v in BAD_NUMBERS + ["1024", "4294967296", "0.0", "1.0"]:
         yield ["target", "del", "--slot", v]
         yield ["target", "set", "--slot", v, "--slo", "2ms"]
     for v in BAD_NUMBERS + ["0", "18446744073709551616", CGID]:
