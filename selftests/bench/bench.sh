@@ -51,7 +51,7 @@
 # Documentation/evaluation.rst, "Smaller runs".
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
-SERVICE_US=1000			# ~1 ms of work per request at fmax (PLATFORM.md)
+SERVICE_US=1000			# ~1 ms of work per request at fmax (evaluation.rst, "Layout of a run")
 NOMINAL=1000			# req/s of one CPU at 1 ms per request, before TCG's costs
 CAP_RUNS=3			# capacity: the median of 3 overload runs, so one
 				# host hiccup does not move the yardstick

@@ -5,8 +5,8 @@
 # (DEMO-STEP), the SLO (DEMO-SLO) and notes (DEMO-INFO); see selftests/demo/run.
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
-SERVICE_US=1000		# ~1 ms of work per request at fmax: PLATFORM.md's
-			# advice for TCG, where a wake-up alone costs 0.1-0.4 ms
+SERVICE_US=1000		# ~1 ms of work per request at fmax, as the bench: under
+			# TCG a wake-up alone costs 0.1-0.4 ms (evaluation.rst)
 RAMP=${DEMO_RAMP:-"100 300 500 700 500 300 100"}	# req/s; nominal capacity ~1000 req/s
 STEP_S=${DEMO_STEP_S:-5}
 GOVS=${DEMO_GOVS:-"schedutil slack"}

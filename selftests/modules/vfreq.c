@@ -75,7 +75,7 @@ static bool charge_syscalls = true;
 module_param(charge_syscalls, bool, 0444);
 MODULE_PARM_DESC(charge_syscalls, "also charge and pay the slowdown at every syscall entry (default 1)");
 
-/* 1 ms: PLATFORM.md measured +1..4% error; 200 us overshoots 10-23% under TCG */
+/* 1 ms: +1..4% error; 200 us overshot 10-23% under TCG (emulated-platform.rst, DVFS) */
 static unsigned int period_us = 1000;
 module_param(period_us, uint, 0444);
 MODULE_PARM_DESC(period_us, "slowdown timer period, us (default 1000, 100..10000)");

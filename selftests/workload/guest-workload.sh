@@ -35,7 +35,7 @@ W=$("$B/sgserver" --calibrate | sed -n 's/^iters_per_us \([0-9][0-9]*\)$/\1/p')
 ktap_check '[ -n "$W" ] && [ "$W" -gt 0 ]' "--calibrate works in the guest (iters_per_us $W)"
 W=${W:-100}
 
-# Guest scale (PLATFORM.md): ~1 ms service, ~100 req/s, 2 vCPUs.
+# Guest scale (workload.rst, evaluation.rst): ~1 ms service, ~100 req/s, 2 vCPUs.
 for mode in epoll thread; do
 	start_server $mode -m $mode -s 1000 -w "$W" -d 60
 	ktap_check '[ -n "$PORT" ]' "$mode: server prints 'ready PORT'"
