@@ -17,7 +17,7 @@ struct sg_match {		/* what classify() found */
 	__u32 slo_us;		/* the target's SLO, as struct slackgov_target */
 	__u32 slo_q;
 	__u32 slo_margin;
-	__u32 pad;
+	__u32 proto;		/* SLACKGOV_PROTO_* */
 	__u64 kind;		/* SLACKGOV_TARGET_* */
 	__u64 key[2];		/* the key it matched in that map */
 };
@@ -59,6 +59,7 @@ found:
 	m->slo_us = t->slo_us;
 	m->slo_q = t->slo_us ? t->slo_q : 0;
 	m->slo_margin = t->slo_us ? t->slo_margin : 0;
+	m->proto = t->proto < SLACKGOV_PROTO_NR ? t->proto : SLACKGOV_PROTO_THREAD;
 	m->slot = t->slot < SLACKGOV_MAX_TARGETS ? t->slot : SG_NO_SLOT;
 }
 
@@ -82,7 +83,7 @@ static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct 
 	a->start_ns = 0;
 	a->seq = 0;
 	a->last_send_ns = a->last_recv_ns = 0;
-	a->nr_send = a->nr_recv = a->nr_wait = a->nr_workers = 0;
+	a->nr_send = a->nr_recv = a->nr_wait = a->nr_workers = a->nr_req = 0;
 	a->send_sum_us = a->send_sq_us2 = a->recv_sum_us = a->recv_sq_us2 = 0;
 	a->wait_sum_ns = a->blocked_ns = a->busy_ns = a->oncpu_ns = 0;
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
@@ -146,6 +147,7 @@ static __always_inline struct sg_thread *thread_state(bool create)
 	classify(task, &m);
 	__builtin_memset(th, 0, sizeof(*th));	/* a new verdict starts a new state */
 	th->slot = m.slot;
+	th->conn = m.slot != SG_NO_SLOT && m.proto != SLACKGOV_PROTO_THREAD;
 	th->generation = gen;
 	th->rt_ns = task->se.sum_exec_runtime;	/* on-CPU time counts from now */
 	a = bpf_map_lookup_elem(&acc, &m.slot);
@@ -155,6 +157,7 @@ static __always_inline struct sg_thread *thread_state(bool create)
 		a->slo_us = m.slo_us;
 		a->slo_q = m.slo_q;
 		a->slo_margin = m.slo_margin;
+		a->proto = m.proto;
 		note_proc(m.slot, a, task);
 		arm_idle(m.slot, a);
 	}

@@ -75,17 +75,17 @@ static __always_inline void moments(__u64 n, __u64 sum, __u64 sq, __u64 *mean_ns
  * The saturation signal (see the DOC block "cv"): the coefficient of
  * variation of the intervals between request arrivals as the application
  * receives them.  A recv that delivers k requests at once (counted by the
- * answers: requests = max(sends, recvs)) is its gap and k - 1 zero
+ * answers: requests = max(nr_req, recvs)) is its gap and k - 1 zero
  * intervals.  The moments span at least SG_CV_MIN_RECVS recvs: a window with
  * fewer carries them into the next, for up to SG_CV_SPAN_NS.  Runs under the
  * closing flag (plain updates of the cv_* carry).
  */
 static __always_inline __u32 batch_cv(struct sg_acc *a, const struct slackgov_window *w,
-				      __u64 nsend, __u64 nrecv, __u64 rsum, __u64 rsq, __u64 now)
+				      __u64 nreq, __u64 nrecv, __u64 rsum, __u64 rsq, __u64 now)
 {
 	__u64 n, m_ns, var, cv;
 
-	if (!nsend && !nrecv) {
+	if (!nreq && !nrecv) {
 		/* no request: publish 0 and drop the carry; forget the last value
 		 * only after SG_CV_SPAN_NS of this (a saturated worker that was
 		 * preempted for a window is not idle) */
@@ -99,7 +99,7 @@ static __always_inline __u32 batch_cv(struct sg_acc *a, const struct slackgov_wi
 	a->cv_idle_ns = 0;
 	if (!a->cv_start_ns)
 		a->cv_start_ns = w->start_ns;
-	a->cv_reqs += nsend > nrecv ? nsend : nrecv;
+	a->cv_reqs += nreq > nrecv ? nreq : nrecv;
 	a->cv_recvs += nrecv;
 	a->cv_sum_us += rsum;
 	a->cv_sq_us2 += rsq;

@@ -267,10 +267,20 @@ static __always_inline void lat_read(struct sock *sk)
 		th->rd_ck = bpf_get_socket_cookie(sk);
 		th->rd_arr_ns = lat_stamp(ss->first_ns, now);
 		th->rd_ns = now;
-		/* a new pending read (as lat_recv_done() will decide): its
-		 * bytes start at the oldest unread stamped one */
-		if (lat_new_pending(th)) {
-			lat_read_end(th);
+		/* a new pending read (as lat_recv_done() will decide; every
+		 * read of a per-connection target): its bytes start at the
+		 * oldest unread stamped one */
+		if (th->conn) {
+			__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+			if (ss->conn_tgid != tgid || ss->conn_fd != th->fd) {
+				ss->conn_tgid = tgid;
+				ss->conn_fd = th->fd;
+			}
+		}
+		if (th->conn || lat_new_pending(th)) {
+			if (!th->conn)
+				lat_read_end(th);
 			th->lat_nst = 0;
 			th->lat_st_rd = now;
 			th->lat_seq0 = ss->st_n ? ss->st_start : copied;
@@ -361,6 +371,28 @@ static __always_inline __u64 lat_nth_arrival(struct sg_thread *th, __u32 j)
 	return 0;
 }
 
+/* @n requests that arrived at @arr, were read at @rd and answered at @now:
+ * into the open window (count, sums, histogram, over the budget). */
+static __always_inline void lat_add(struct sg_acc *a, __u64 arr, __u64 rd, __u64 now, __u64 n)
+{
+	__u64 lat;
+	__u32 b;
+
+	if (arr > rd || rd > now)
+		return;
+	lat = now - arr;
+	b = slackgov_lat_bucket(lat / 1000);
+	if (b >= SLACKGOV_LAT_BUCKETS)
+		b = SLACKGOV_LAT_BUCKETS - 1;
+	if (a->lat_budget_ns && lat > a->lat_budget_ns)
+		__sync_fetch_and_add(&a->lat_over, n);
+	__sync_fetch_and_add(&a->lat_win[b], n);
+	__sync_fetch_and_add(&a->lat_n, n);
+	__sync_fetch_and_add(&a->lat_ns, lat * n);
+	__sync_fetch_and_add(&a->lat_queue_ns, (rd - arr) * n);
+	__sync_fetch_and_add(&a->lat_svc_ns, (now - rd) * n);
+}
+
 /*
  * A send returned at @now: if it answers the pending read, time it, the
  * first answer from the read's oldest byte, the next ones from the byte as
@@ -368,8 +400,7 @@ static __always_inline __u64 lat_nth_arrival(struct sg_thread *th, __u32 j)
  */
 static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, __u64 now)
 {
-	__u64 rd = th->lat_read_ns, arr, nth, lat;
-	__u32 b;
+	__u64 rd = th->lat_read_ns, arr, nth;
 
 	if (!rd || th->lat_fd != th->fd)
 		return;
@@ -381,19 +412,7 @@ static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, _
 			arr = nth > th->lat_arr_ns ? nth : th->lat_arr_ns;
 	}
 	th->lat_answered++;
-	if (arr > rd || rd > now)
-		return;
-	lat = now - arr;
-	b = slackgov_lat_bucket(lat / 1000);
-	if (b >= SLACKGOV_LAT_BUCKETS)
-		b = SLACKGOV_LAT_BUCKETS - 1;
-	if (a->lat_budget_ns && lat > a->lat_budget_ns)
-		__sync_fetch_and_add(&a->lat_over, 1);
-	__sync_fetch_and_add(&a->lat_win[b], 1);
-	__sync_fetch_and_add(&a->lat_n, 1);
-	__sync_fetch_and_add(&a->lat_ns, lat);
-	__sync_fetch_and_add(&a->lat_queue_ns, rd - arr);
-	__sync_fetch_and_add(&a->lat_svc_ns, now - rd);
+	lat_add(a, arr, rd, now, 1);
 }
 
 /* State of lat_close()'s walks over the buckets. */

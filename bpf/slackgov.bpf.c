@@ -14,12 +14,17 @@
  *   sg_pexit   tp_btf/sched_process_exit  a target's last process exits
  *   sg_tcp_probe tp_btf/tcp_probe   a TCP segment arrives: request arrival
  *   sg_tcp_read  tp_btf/tcp_rcv_space_adjust  a TCP read: the request's read
+ *   sg_sk_state  tp_btf/inet_sock_set_state  a TCP socket closes: its
+ *              connection's requests (conn.bpf.h) go
  *   sg_idle_cb bpf_timer callback (one timer per target): idle windows
  * This file keeps the maps and the programs; each concern is a header
  * compiled into the same object: classify.bpf.h (which target a thread
  * belongs to), intervals.bpf.h (interval moments, cv), window.bpf.h (slack
  * accounting, the window's close, the feed), idle.bpf.h (the idle timer),
- * latency.bpf.h (per-request latency; its own DOC block).
+ * latency.bpf.h (per-request latency; its own DOC block), conn.bpf.h (the
+ * requests of a connection, whichever thread reads or answers them) over
+ * proto.bpf.h (where requests start in the bytes read: RESP, memcached,
+ * HTTP/1.x, HTTP/2).
  * Built twice: slackgov.bpf.o (metrics only: loads on any kernel with BTF)
  * and slackgov_feed.bpf.o (SG_FEED: also calls the kfunc, so it loads only
  * when slackgov.ko is loaded).  slackctl load picks one.
@@ -69,9 +74,12 @@
  *    the blocking read with which a thread-per-connection worker waits for
  *    its next request.  A non-blocking recv (an event loop's) never sleeps.
  *
- * 3. **Observed RPS.**  ``rps = nr_send * 10^9 / len``: one send per answer.
- *    Over a run, the windows' rps weighted by their length is
- *    sum(nr_send) / sum(len).
+ * 3. **Observed RPS.**  ``rps = nr_req * 10^9 / len``, where ``nr_req``
+ *    counts the requests answered as the target's ``proto`` says: under
+ *    the thread rules (``thread``, the default) one per send; per
+ *    connection, the requests a send answered (DOC "requests per
+ *    connection", bpf/conn.bpf.h).  Over a run, the windows' rps weighted
+ *    by their length is sum(nr_req) / sum(len).
  *
  * 4. **Interval moments.**  For sends and for recvs of the target (any
  *    thread), the interval since the previous one, in us, clamped to 1 s
@@ -88,7 +96,7 @@
  * 5. **cv, the saturation signal.**  The coefficient of variation of the
  *    intervals between request *arrivals* as the application takes them:
  *    a recv that returns k requests at once (k counted by answers:
- *    ``requests = max(nr_send, nr_recv)``) is its gap followed by k - 1 zero
+ *    ``requests = max(nr_req, nr_recv)``) is its gap followed by k - 1 zero
  *    intervals::
  *
  *        mean = sum(iv) / requests,  var = sum(iv^2) / requests - mean^2
@@ -144,12 +152,15 @@
  *
  * 8. **Blind spots.**  io_uring submissions and completions are not
  *    syscalls of the send/recv families, nor is ``io_uring_enter`` a wait:
- *    an io_uring server is invisible (idle windows only).  Pipelined
- *    requests in one read count as one recv (cv accounts for them through
- *    the sends; ``nr_recv`` and the recv moments do not).  Multi-stage
- *    servers (a front thread receives, a pool answers; or one request
- *    causes several sends, or a backend connection's traffic) inflate
- *    ``rps`` by the sends per request, and slack mixes the stages' threads.
+ *    an io_uring server is invisible (idle windows only).  Under the thread
+ *    rules, pipelined requests in one read count as one recv and are
+ *    answered by one send (redis: one request counted for eight), and
+ *    multi-stage servers (a front thread receives, a pool answers; or one
+ *    request causes several sends, or a backend connection's traffic)
+ *    inflate ``rps`` by the sends per request: the per-connection rules
+ *    and their parsers count those (``--proto``).  ``nr_recv`` and the recv
+ *    moments count calls whatever the rules, and slack mixes the stages'
+ *    threads.
  *    Timer-only waits (a wait that returns 0) are ignored, so a server that
  *    polls with short timeouts and handles events on another path looks
  *    busy.  Sends of answers by another process (a proxy) are not the
@@ -216,6 +227,8 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 seq;
 	__u64 last_send_ns, last_recv_ns;
 	__u64 nr_send, nr_recv, nr_wait, nr_workers;
+	__u64 nr_req;		/* requests answered (per the target's proto) */
+	__u64 proto;		/* the target's SLACKGOV_PROTO_*, copied at classification */
 	__u64 send_sum_us, send_sq_us2, recv_sum_us, recv_sq_us2;
 	__u64 wait_sum_ns;	/* duration of waits that returned events */
 	__u64 blocked_ns;	/* the same, clamped to the window */
@@ -288,6 +301,10 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u32 lat_st_end[SG_LAT_STAMPS];	/* ... each one's end sequence */
 	__u64 lat_st_ns[SG_LAT_STAMPS];		/* ... and arrival */
 	__u32 lat_req_bytes;	/* bytes read per answer, recent reads (0: none yet) */
+	/* conn.bpf.h: a per-connection target's recv in progress */
+	__u32 conn;		/* the target tracks requests per connection */
+	__u32 ubuf_len;		/* ... the recv's buffer (its first iovec) */
+	__u64 ubuf;
 };
 
 struct sg_sock {		/* socks map: a TCP socket a target thread read */
@@ -297,6 +314,8 @@ struct sg_sock {		/* socks map: a TCP socket a target thread read */
 	__u32 st_n;		/* unread segments stamped in st_* */
 	__u32 st_end[SG_LAT_STAMPS];	/* each one's end sequence */
 	__u64 st_ns[SG_LAT_STAMPS];	/* and arrival */
+	__u32 conn_tgid;	/* its connection entry (conn.bpf.h), 0: none */
+	__s32 conn_fd;
 };
 
 /* Where a walk over the buckets reached a percentile's rank: the bucket,
@@ -451,6 +470,7 @@ static __always_inline void set_cpu(__u64 *cpus)
 
 #include "intervals.bpf.h"
 #include "latency.bpf.h"
+#include "conn.bpf.h"
 #include "window.bpf.h"
 #include "idle.bpf.h"
 #include "classify.bpf.h"
@@ -476,6 +496,8 @@ static __always_inline struct sg_thread *on_enter(struct pt_regs *regs, long id)
 	th->slept = 0;
 	if (fam == SG_SEND || fam == SG_RECV)
 		lat_enter(th, (int)PT_REGS_PARM1_CORE_SYSCALL(regs));
+	if (fam == SG_RECV && th->conn)
+		conn_enter(th, regs, id);
 	th->enter_ns = bpf_ktime_get_ns();
 	if (fam == SG_WAIT) {
 		__u32 slot = th->slot;
@@ -507,14 +529,24 @@ static __always_inline int on_exit(struct sg_thread *th, long ret, const bool fe
 			if (!ret)
 				break;	/* nothing sent */
 			__sync_fetch_and_add(&a->nr_send, 1);
-			lat_answer(th, a, now);
+			if (th->conn) {
+				conn_answer(th, a, now);
+			} else {
+				__sync_fetch_and_add(&a->nr_req, 1);
+				lat_answer(th, a, now);
+			}
 			add_interval(&a->last_send_ns, now, &a->send_sum_us, &a->send_sq_us2);
 			break;
 		case SG_RECV:
 			if (!ret)
 				break;	/* end of file: the peer closed, no request */
 			__sync_fetch_and_add(&a->nr_recv, 1);
-			lat_recv_done(th);
+			if (th->conn) {
+				conn_recv(th, a->proto, ret);
+				th->rd_ns = 0;
+			} else {
+				lat_recv_done(th);
+			}
 			add_interval(&a->last_recv_ns, now, &a->recv_sum_us, &a->recv_sq_us2);
 			/* a recv that slept for its data is the wait of a
 			 * blocking-I/O worker (thread per connection) */
@@ -723,5 +755,13 @@ SEC("tp_btf/tcp_rcv_space_adjust")
 int BPF_PROG(sg_tcp_read, struct sock *sk)
 {
 	lat_read(sk);
+	return 0;
+}
+
+/* A TCP socket changes state: a closed one ends its connection entry. */
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(sg_sk_state, struct sock *sk, int oldstate, int newstate)
+{
+	conn_closed(sk, newstate);
 	return 0;
 }

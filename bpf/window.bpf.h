@@ -67,6 +67,7 @@ __noinline int sg_snap(__u32 slot)
 	sn->end_ns = st->last.end_ns;
 	sn->windows = st->head;
 	sn->send = st->total_send;
+	sn->req = st->total_req;
 	sn->recv = st->total_recv;
 	sn->ns = st->total_ns;
 	sn->blocked_ns = st->total_blocked_ns;
@@ -98,7 +99,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	struct slackgov_sample *s;
 	struct slackgov_window *w;
 	struct sg_acc *a;
-	__u64 window_ns, len, nsend, nrecv, workers, blocked, denom, m, rsum, rsq;
+	__u64 window_ns, len, nsend, nrecv, nreq, workers, blocked, denom, m, rsum, rsq;
 	__u32 i, window_sends, due, flags = flags_in & ~SG_F_TIMER;
 	__u64 cpus_any = 0;
 	int ret;
@@ -139,7 +140,10 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	a->start_ns = now;
 	nsend = xchg0(&a->nr_send);
 	nrecv = xchg0(&a->nr_recv);
+	nreq = xchg0(&a->nr_req);
 	w->nr_send = nsend;
+	w->nr_req = nreq;
+	w->proto = a->proto;
 	w->nr_recv = nrecv;
 	w->nr_wait = xchg0(&a->nr_wait);
 	workers = xchg0(&a->nr_workers);
@@ -162,9 +166,9 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	else
 		w->slack = nsend || nrecv ? 0 : SLACKGOV_ONE;
 	w->blocked_ns = blocked;
-	w->rps = nsend * 1000000000ULL / len;
+	w->rps = nreq * 1000000000ULL / len;
 	w->util = w->oncpu_ns * SLACKGOV_ONE / len;
-	w->cv = batch_cv(a, w, nsend, nrecv, rsum, rsq, now);
+	w->cv = batch_cv(a, w, nreq, nrecv, rsum, rsq, now);
 	if (!nsend && !nrecv)
 		flags |= SLACKGOV_SAMPLE_IDLE;
 	w->flags = flags;
@@ -196,7 +200,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		s->cv = w->cv;
 		s->util = w->util;
 		s->rps = w->rps;
-		s->nr_send = w->nr_send;
+		s->nr_req = w->nr_req;
 		s->nr_recv = w->nr_recv;
 		s->nr_wait = w->nr_wait;
 		s->setpoint = a->setpoint;
@@ -216,6 +220,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		w->report_ret = ret > 0 ? 0 : ret;
 	}
 	st->total_send += nsend;
+	st->total_req += nreq;
 	st->total_ns += len;
 	st->total_recv += nrecv;
 	st->total_blocked_ns += blocked;

@@ -708,7 +708,7 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 	cyc = sg_mul_div((u64)util * len_us, f_khz, SLACKGOV_ONE);
 	/* not clipped at one CPU: a run is counted whole in the window it ends in */
 	load = min_t(u64, div_u64((u64)(util / max(ncpu, 1U)) * f_khz, SLACKGOV_ONE), U32_MAX);
-	req = idle ? 0 : (u64)s->nr_send * SG_REQ_ONE;
+	req = idle ? 0 : (u64)s->nr_req * SG_REQ_ONE;
 
 	fresh = !o->stamp_ns || o->target != s->target || now - o->stamp_ns > SG_SLACK_RESET_NS;
 	if (fresh) {

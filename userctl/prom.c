@@ -58,7 +58,7 @@ static const struct sc_family {
 	[F_HOOKS] = { "slackgov_hooks_info", "gauge",
 		"Always 1; label hooks: the programs that see the syscalls (fentry, or tracepoint: sys_enter/sys_exit)." },
 	[F_REQ] = { "slackgov_target_requests_total", "counter",
-		"Requests answered: successful send-family calls of the target's workers." },
+		"Requests answered, as the target's --proto counts them (send-family calls under the thread rules)." },
 	[F_RECV] = { "slackgov_target_recvs_total", "counter",
 		"Successful recv-family calls of the target's workers." },
 	[F_WIN] = { "slackgov_target_windows_total", "counter",
@@ -230,7 +230,7 @@ static void target_one(int kind, const void *key, const struct slackgov_target *
 	sc_target_text(kind, key, text, sizeof(text));
 	sc_read_state(p->fd, v->slot, p->st);
 	switch (p->fam) {
-	case F_REQ:	sample(p, "", st->total_send, 1, labels); break;
+	case F_REQ:	sample(p, "", st->total_req, 1, labels); break;
 	case F_RECV:	sample(p, "", st->total_recv, 1, labels); break;
 	case F_WIN:	sample(p, "", st->head, 1, labels); break;
 	case F_WIN_S:	sample(p, "", st->total_ns / 1e9, 1, labels); break;

@@ -53,6 +53,8 @@ void sc_target_text(int kind, const void *key, char *buf, size_t len);
 int do_load(int argc, char **argv);
 /* load.c: SLACKGOV_HOOKS_* as a word, and with why (fentry_errno) */
 const char *sc_hooks_name(__u32 hooks);
+const char *sc_proto_name(__u32 proto);
+const char *sc_attribution(__u32 proto);
 const char *sc_hooks_text(__u32 hooks, __u32 fentry_errno, char *buf, size_t len);
 /* load.c: the pinned sg_config as loaded (0, or -1 when it cannot be read) */
 int sc_bpf_config(struct slackgov_bpf_config *c);

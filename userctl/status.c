@@ -62,7 +62,7 @@ struct sc_walk {
 	int fd;			/* windows map */
 	int n;
 	__u64 interval_ns;
-	__u64 sends;		/* sum of the targets' total_send */
+	__u64 sends;		/* sum of the targets' total_req */
 	struct slackgov_target_state *st;
 };
 
@@ -103,7 +103,7 @@ double sc_lat_quantile(const __u64 *count, __u64 n, __u32 q)
 static bool snap_valid(const struct slackgov_snap *sn, const struct slackgov_target_state *st)
 {
 	return sn->windows && sn->windows <= st->head && sn->ns <= st->total_ns &&
-	       sn->send <= st->total_send && sn->end_ns <= st->last.end_ns;
+	       sn->send <= st->total_send && sn->req <= st->total_req && sn->end_ns <= st->last.end_ns;
 }
 
 int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interval_ns,
@@ -143,7 +143,7 @@ int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interv
 	iv->ok = true;
 	iv->span_s = len;
 	iv->windows = st->head - sn->windows;
-	iv->requests = st->total_send - sn->send;
+	iv->requests = st->total_req - sn->req;
 	iv->recvs = st->total_recv - sn->recv;
 	iv->rps = iv->requests / len;
 	blocked = st->total_blocked_ns - sn->blocked_ns;
@@ -237,6 +237,7 @@ static void json_window(const struct slackgov_window *w, double age)
 	jsonw_uint_field(json_wtr, "cv", w->cv);
 	jsonw_uint_field(json_wtr, "util", w->util);
 	jsonw_uint_field(json_wtr, "nr_send", w->nr_send);
+	jsonw_uint_field(json_wtr, "nr_req", w->nr_req);
 	jsonw_uint_field(json_wtr, "nr_recv", w->nr_recv);
 	jsonw_uint_field(json_wtr, "nr_wait", w->nr_wait);
 	jsonw_uint_field(json_wtr, "workers", w->nr_threads);
@@ -286,10 +287,13 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
 		sc_json_margin(v->slo_margin);
+		jsonw_string_field(json_wtr, "proto", sc_proto_name(v->proto));
+		jsonw_string_field(json_wtr, "attribution", sc_attribution(v->proto));
 		json_interval(&iv);
 		json_window(w, age);
 		jsonw_uint_field(json_wtr, "windows", wk->st->head);
 		jsonw_uint_field(json_wtr, "total_send", wk->st->total_send);
+		jsonw_uint_field(json_wtr, "total_req", wk->st->total_req);
 		jsonw_float_field_fmt(json_wtr, "total_s", "%.3f", wk->st->total_ns / 1e9);
 		jsonw_end_object(json_wtr);
 		return;
@@ -328,7 +332,7 @@ static void sends_one(int kind, const void *key, const struct slackgov_target *v
 	struct sc_walk *wk = ctx;
 
 	sc_read_state(wk->fd, v->slot, wk->st);
-	wk->sends += wk->st->total_send;
+	wk->sends += wk->st->total_req;
 }
 
 static void energy_mark(struct sc_walk *wk, struct sc_energy_mark *m)

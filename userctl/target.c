@@ -97,9 +97,51 @@ struct sc_targs {
 	struct sc_tkey t;
 	bool by_slot, by_id;	/* --slot N, or --cgroup ID (del, set) */
 	__u32 slot;
-	bool has_setpoint, has_slo, has_margin;
-	__u32 setpoint, slo_us, slo_q, slo_margin;
+	bool has_setpoint, has_slo, has_margin, has_proto;
+	__u32 setpoint, slo_us, slo_q, slo_margin, proto;
 };
+
+/* --proto's names, by enum slackgov_proto ("none" is thread's alias) */
+static const char *const proto_names[SLACKGOV_PROTO_NR] = {
+	[SLACKGOV_PROTO_THREAD]		= "thread",
+	[SLACKGOV_PROTO_CONN]		= "conn",
+	[SLACKGOV_PROTO_RESP]		= "resp",
+	[SLACKGOV_PROTO_MEMCACHE]	= "memcache",
+	[SLACKGOV_PROTO_HTTP1]		= "http1",
+	[SLACKGOV_PROTO_HTTP2]		= "http2",
+	[SLACKGOV_PROTO_AUTO]		= "auto",
+};
+
+const char *sc_proto_name(__u32 proto)
+{
+	return proto < SLACKGOV_PROTO_NR ? proto_names[proto] : "unknown";
+}
+
+/* what a target's requests are bracketed by (bpf/conn.bpf.h) */
+const char *sc_attribution(__u32 proto)
+{
+	if (proto == SLACKGOV_PROTO_THREAD)
+		return "thread";
+	return proto == SLACKGOV_PROTO_CONN ? "connection" : "connection+parser";
+}
+
+static int parse_proto(const char *cmd, const char *arg, __u32 *proto)
+{
+	__u32 i;
+
+	if (!strcmp(arg, "none")) {
+		*proto = SLACKGOV_PROTO_THREAD;
+		return 0;
+	}
+	for (i = 0; i < SLACKGOV_PROTO_NR; i++) {
+		if (!strcmp(arg, proto_names[i])) {
+			*proto = i;
+			return 0;
+		}
+	}
+	return sc_err("%s: --proto '%s': not one of thread (none), conn, resp, memcache, http1, http2, auto",
+		      cmd, arg);
+}
 
 enum { SC_T_ADD, SC_T_DEL, SC_T_SET };
 static const char *const t_cmd[] = { "target add", "target del", "target set" };
@@ -151,8 +193,8 @@ static int parse_slo(const char *cmd, const char *arg, bool none_ok, __u32 *us, 
 static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 {
 	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--slot", "--setpoint", "--slo",
-					    "--slo-margin" };
-	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_NR };
+					    "--slo-margin", "--proto" };
+	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_PROTO, O_NR };
 	const struct sc_knob *sp = sc_knob_find("setpoint"), *mk = sc_knob_find("slo_margin");
 	const char *c = t_cmd[cmd];
 	unsigned long long v;
@@ -173,7 +215,7 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 		if (n > 1)
 			return sc_err("%s: ambiguous option '%s'", c, argv[0]);
 		if (o < 0 || (o == O_SLOT && cmd == SC_T_ADD) ||
-		    ((o == O_SETPOINT || o == O_SLO || o == O_MARGIN) && cmd == SC_T_DEL))
+		    ((o == O_SETPOINT || o == O_SLO || o == O_MARGIN || o == O_PROTO) && cmd == SC_T_DEL))
 			return sc_err("%s: unexpected '%s' (slackctl target help)", c, argv[0]);
 		if (argc < 2)
 			return sc_err("%s: '%s' needs a value", c, opts[o]);
@@ -244,13 +286,19 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 			}
 			a->has_margin = true;
 			break;
+		case O_PROTO:
+			if (parse_proto(c, argv[1], &a->proto))
+				return -1;
+			a->has_proto = true;
+			break;
 		}
 	}
 	if (!a->t.kind && !a->by_slot)
 		return sc_err(cmd == SC_T_ADD ? "%s: give --pid PID, --comm NAME or --cgroup PATH" :
 			      "%s: give --pid PID, --comm NAME, --cgroup { PATH | ID } or --slot SLOT", c);
-	if (cmd == SC_T_SET && !a->has_setpoint && !a->has_slo && !a->has_margin)
-		return sc_err("%s: nothing to set: give --setpoint VALUE, --slo SLO and/or --slo-margin MARGIN", c);
+	if (cmd == SC_T_SET && !a->has_setpoint && !a->has_slo && !a->has_margin && !a->has_proto)
+		return sc_err("%s: nothing to set: give --setpoint VALUE, --slo SLO, --slo-margin MARGIN and/or --proto PROTO",
+			      c);
 	if (a->has_margin && a->has_slo && !a->slo_us)
 		return sc_err("%s: --slo-margin with --slo none: a target without an SLO has no margin", c);
 	if (cmd == SC_T_ADD && a->has_margin && !a->has_slo)
@@ -426,10 +474,12 @@ static void print_target(const char *verb, int kind, const struct sc_tkey *t,
 		jsonw_uint_field(json_wtr, "slo_us", v->slo_us);
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
 		sc_json_margin(v->slo_margin);
+		jsonw_string_field(json_wtr, "proto", sc_proto_name(v->proto));
 		jsonw_end_object(json_wtr);
 	} else {
-		printf("target %s %s: %s slot %u, setpoint %u, slo %s%s%s\n", kind_name[kind], t->text,
-		       verb, v->slot, v->setpoint, slo, v->slo_us ? ", margin " : "", v->slo_us ? margin : "");
+		printf("target %s %s: %s slot %u, setpoint %u, slo %s%s%s, proto %s\n", kind_name[kind],
+		       t->text, verb, v->slot, v->setpoint, slo, v->slo_us ? ", margin " : "",
+		       v->slo_us ? margin : "", sc_proto_name(v->proto));
 	}
 }
 
@@ -470,6 +520,7 @@ static int target_add(int argc, char **argv)
 	v.slo_us = a.slo_us;
 	v.slo_q = a.slo_q;
 	v.slo_margin = a.slo_margin;
+	v.proto = a.proto;
 	clear_window(slot);
 	if (bpf_map_update_elem(fd, &a.t.pid, &v, BPF_NOEXIST)) {
 		close(fd);
@@ -557,6 +608,8 @@ static int target_set(int argc, char **argv)
 		return sc_err("target set: --slo-margin: target %s %s has no SLO (give --slo too)",
 			      kind_name[a.t.kind], a.t.text);
 	}
+	if (a.has_proto)
+		v.proto = a.proto;
 	if (a.has_margin)
 		v.slo_margin = a.slo_margin;
 	else if (!v.slo_us)
@@ -715,6 +768,7 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
 		jsonw_string_field(json_wtr, "slo", slo);
 		sc_json_margin(v->slo_margin);
+		jsonw_string_field(json_wtr, "proto", sc_proto_name(v->proto));
 		if (kind == SLACKGOV_TARGET_CGROUP) {
 			if (path) {
 				sc_sanitize(path, where, sizeof(where));
@@ -736,9 +790,9 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 			sc_sanitize(path, p, sizeof(p));
 			snprintf(where, sizeof(where), " %s", p);
 		}
-		printf("%-24s slot %-4u setpoint %-4u slo %-12s margin %-7s%s%s%s%s\n", text, v->slot,
-		       v->setpoint, slo, v->slo_us ? margin : "-", *gone ? " (" : "", gone,
-		       *gone ? ")" : "", where);
+		printf("%-24s slot %-4u setpoint %-4u slo %-12s margin %-7s proto %-8s%s%s%s%s\n", text,
+		       v->slot, v->setpoint, slo, v->slo_us ? margin : "-", sc_proto_name(v->proto),
+		       *gone ? " (" : "", gone, *gone ? ")" : "", where);
 	}
 }
 
@@ -768,9 +822,10 @@ int do_target_help(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"Usage: slackctl target add TARGET [--setpoint VALUE] [--slo SLO [--slo-margin MARGIN]]\n"
+		"                           [--proto PROTO]\n"
 		"       slackctl target del TARGET_REF\n"
 		"       slackctl target set TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]\n"
-		"                           [--slo-margin MARGIN]\n"
+		"                           [--slo-margin MARGIN] [--proto PROTO]\n"
 		"       slackctl target list\n"
 		"       slackctl target help\n"
 		"       TARGET := { --pid PID | --comm NAME | --cgroup PATH }\n"
@@ -778,7 +833,10 @@ int do_target_help(int argc, char **argv)
 		"       VALUE := { THOUSANDTHS | PERCENT%% }   (0: the governor's setpoint)\n"
 		"       SLO := [pPERCENTILE:]DURATION   (DURATION := NUMBER{ us | ms | s }; default p99)\n"
 		"       MARGIN := { THOUSANDTHS | PERCENT%% | default }   (default: the slo_margin knob)\n"
-		"Examples: slackctl target add --comm memcached --slo p99:2ms\n"
+		"       PROTO := { thread | conn | resp | memcache | http1 | http2 | auto }   (default: thread;\n"
+		"                  none = thread: requests by the thread that reads; the others: by connection,\n"
+		"                  conn one per read, the rest parsed, auto by each connection's first bytes)\n"
+		"Examples: slackctl target add --comm memcached --slo p99:2ms --proto memcache\n"
 		"          slackctl target set --comm memcached --slo-margin 40%%\n"
 		"          slackctl target set --slot 3 --slo none\n"
 		"See slackctl(8).\n");

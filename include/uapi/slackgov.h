@@ -26,8 +26,10 @@
  * 2: per-request latency and the target's SLO.
  * 3: the target's own SLO margin (slo_margin, in place of a pad).
  * 4: the requests over the budget (nr_over, budget_us), the budget
- *    returned by slackgov_report(). */
-#define SLACKGOV_ABI_VERSION		4
+ *    returned by slackgov_report().
+ * 5: nr_req (requests as the target's attribution counts them) in place
+ *    of nr_send, and rps from it. */
+#define SLACKGOV_ABI_VERSION		5
 
 /* bpffs folder that slackctl pins everything under. */
 #define SLACKGOV_PIN_DIR		"/sys/fs/bpf/slackgov"
@@ -219,9 +221,12 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  *		window its thread leaves the CPU in, so one window can exceed
  *		1000 per CPU after a long run; the average over windows is exact
  * @setpoint:	target's own slack setpoint in thousandths, 0 = governor default
- * @rps:	observed requests per second: the window's sends per second of
- *		its length (nr_send * 10^9 / len_ns); at most 10^8
- * @nr_send:	successful send-family calls in the window
+ * @rps:	observed requests per second: the window's requests per second
+ *		of its length (nr_req * 10^9 / len_ns); at most 10^8
+ * @nr_req:	requests answered in the window, as the target's attribution
+ *		(enum slackgov_proto) counts them: send-family calls under
+ *		the thread rules, answered reads or parsed requests per
+ *		connection otherwise (bpf/conn.bpf.h)
  * @nr_recv:	successful recv-family calls in the window
  * @nr_wait:	wait-family calls that returned events in the window
  * @slo_us:	the target's latency SLO, us; 0 = none (the slack law applies)
@@ -255,7 +260,7 @@ struct slackgov_sample {
 	__u32 util;
 	__u32 setpoint;
 	__u32 rps;
-	__u32 nr_send;
+	__u32 nr_req;
 	__u32 nr_recv;
 	__u32 nr_wait;
 	__u32 slo_us;
@@ -306,6 +311,7 @@ enum slackgov_target_kind {
  * @slo_us:	latency SLO, us (1 .. SLACKGOV_LAT_MAX_US); 0 = none
  * @slo_margin:	SLACKGOV_MARGIN_OWN | this target's SLO margin, thousandths
  *		(0 .. SLACKGOV_MARGIN_MAX); 0 = the module's slo_margin knob
+ * @proto:	how its requests are told apart: enum slackgov_proto
  */
 struct slackgov_target {
 	__u32 slot;
@@ -315,6 +321,29 @@ struct slackgov_target {
 	__u64 start_ns;
 	__u32 slo_us;
 	__u32 slo_margin;
+	__u32 proto;
+	__u32 pad;
+};
+
+/*
+ * How a target's requests are told apart (slackctl target add --proto).
+ * THREAD: a read and the same thread's sends on that fd bracket a request
+ * (bpf/latency.bpf.h).  The others track requests per connection, whichever
+ * thread of the process reads or answers (bpf/conn.bpf.h): CONN counts a
+ * read that finds no request pending on its connection as one request;
+ * RESP, MEMCACHE, HTTP1 and HTTP2 parse the bytes read and count each
+ * request in them; AUTO picks one of those per connection from its first
+ * bytes (else CONN).
+ */
+enum slackgov_proto {
+	SLACKGOV_PROTO_THREAD	= 0,
+	SLACKGOV_PROTO_CONN	= 1,
+	SLACKGOV_PROTO_RESP	= 2,
+	SLACKGOV_PROTO_MEMCACHE	= 3,
+	SLACKGOV_PROTO_HTTP1	= 4,
+	SLACKGOV_PROTO_HTTP2	= 5,
+	SLACKGOV_PROTO_AUTO	= 6,
+	SLACKGOV_PROTO_NR
 };
 
 /**
@@ -358,6 +387,8 @@ struct slackgov_window {
 	__u32 slo_q;
 	__u32 nr_over;		/* requests timed over budget_us */
 	__u32 budget_us;	/* the module's budget T they were timed against */
+	__u32 nr_req;		/* requests answered (struct slackgov_sample) */
+	__u32 proto;		/* the attribution they were counted by */
 };
 
 /**
@@ -382,6 +413,7 @@ struct slackgov_window {
  * @total_cv_ns: sum over the windows of cv * len_ns / SLACKGOV_ONE (the
  *		length-weighted mean cv of an interval is its difference over
  *		the difference of total_ns)
+ * @total_req:	requests answered since then (slackgov_window.nr_req)
  *
  * A window closes in place while user space may be copying the value: a
  * close writes @last and the totals first, then its copy in @hist, then
@@ -406,6 +438,7 @@ struct slackgov_target_state {
 	__u64 total_busy_ns;
 	__u64 total_oncpu_ns;
 	__u64 total_cv_ns;
+	__u64 total_req;
 };
 
 /*
@@ -448,7 +481,7 @@ static inline int slackgov_state_whole(const struct slackgov_target_state *st)
  * struct slackgov_snap - the cumulative counters of one target at @end_ns.
  * @end_ns:	end of the window whose close took the snapshot
  * @windows:	slackgov_target_state.head then
- * @send .. @slo_over: the slackgov_target_state total_* fields then
+ * @send .. @req: the slackgov_target_state total_* fields then
  * @lat_hist:	its lat_hist, the low 32 bits (differences of two snapshots
  *		are exact while fewer than 2^32 requests fall in one bucket
  *		between them)
@@ -468,6 +501,7 @@ struct slackgov_snap {
 	__u64 queue_ns;
 	__u64 slo_windows;
 	__u64 slo_over;
+	__u64 req;
 	__u32 lat_hist[SLACKGOV_LAT_BUCKETS];
 };
 

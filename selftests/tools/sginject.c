@@ -129,7 +129,7 @@ static int parse_cpus(const char *arg, struct slackgov_sample *s)
  * follows the window's with a weight of the window's share of the BPF
  * side's horizon (its requests over SLACKGOV_LAT_RECENT_REQS, or its
  * length over SLACKGOV_LAT_RECENT_MS, whichever is larger).  The window's
- * util is the server's busy share and nr_send its whole requests, so that
+ * util is the server's busy share and nr_req its whole requests, so that
  * the governor's work per request (on-CPU time * f / requests) is svc.
  */
 static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int fcpu,
@@ -168,8 +168,8 @@ static void run_queue(struct sg_inject_bpf *skel, struct slackgov_sample *s, int
 			latq = latq ? latq + (p99 - latq) * fmin(share, 1) : p99;
 			s->slack = rho >= 1 ? 0 : (__u32)((1 - rho) * 1000);
 			s->util = (__u32)(fmin(rho, 1) * 1000);
-			s->nr_send = (__u32)(arrived += nr);
-			arrived -= s->nr_send;
+			s->nr_req = (__u32)(arrived += nr);
+			arrived -= s->nr_req;
 			s->nr_lat = (__u32)(nr + 0.5);
 			s->svc_us = (__u32)svc;
 			s->queue_us = (__u32)fmin(queue, SLACKGOV_LAT_MAX_US);

@@ -169,7 +169,7 @@ static struct slackgov_sample slo_sample(u32 target, u32 rho, u32 svc, u32 slo, 
 {
 	struct slackgov_sample s = sample(target, 1000 - rho);
 
-	s.nr_send = svc ? rho * 10 / svc : 0;
+	s.nr_req = svc ? rho * 10 / svc : 0;
 
 	s.slo_us = slo;
 	s.slo_q = 9900;
@@ -482,7 +482,7 @@ static void test_k_rise(void)
 	/* 20 requests a window (2000 req/s): a horizon is 100 windows */
 	slow.slo_gain = 250;
 	s = slo_sample(1, 200, 100, 2000, 1600 * 400, 10, 20);
-	s.nr_send = 20;
+	s.nr_req = 20;
 	s.nr_over = s.nr_lat;
 	o = (struct sg_obs){};
 	for (i = 0; i < 100; i++)
@@ -882,7 +882,7 @@ static double closed_loop_at(double rate, double svc_us, u32 slo, double bias, i
 						      (u32)(w / f), slo, 0, 0, nr);
 
 		arrived -= nr;
-		s.nr_send = nr;
+		s.nr_req = nr;
 		if (!nr)
 			s.flags = SLACKGOV_SAMPLE_IDLE;
 
