@@ -964,7 +964,8 @@ static u32 sg_ladder_on(struct sg_law *law, u32 khz)
  * @in:		the combination (a new window of the leading SLO target steps
  *		the modulator, else the last pick holds; the largest L)
  * @f:		the SLO output, kHz
- * @lo, @hi:	the P-states at or below and at or above @f
+ * @lo:		the P-state at or below @f
+ * @hi:		the P-state at or above @f
  *
  * Return: @lo or @hi, @hi for a share (f - lo) / (hi - lo) of the windows,
  * in frames of SG_LADDER_FRAME windows, @hi first; always @hi when an SLO

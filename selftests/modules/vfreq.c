@@ -131,6 +131,28 @@ MODULE_PARM_DESC(fast_switch, "offer ->fast_switch to the governor (default 0)")
 
 /**
  * struct vfreq_cpu - one CPU's emulation and meter state.
+ * @timer:		the slowdown's period (period_us), armed while @running
+ * @work:		queued by @timer: charges and pays on the CPU
+ * @running:		a non-idle task is current
+ * @last_ns:		local_clock() of the last charge
+ * @debt_ns:		spin owed and not yet paid
+ * @fidx:		current P-state index (any CPU writes, READ_ONCE)
+ * @busy_ns:		busy time charged (statistics, to @switch_charges)
+ * @spun_ns:		time spun paying the debt
+ * @spins:		spins done
+ * @timer_charges:	charges by @work
+ * @syscall_charges:	charges at syscall entry
+ * @switch_charges:	charges at sched_switch
+ * @lock:		the meter's lock, for @mstate to @transitions
+ * @mstate:		VP_C0 or a C-state index
+ * @mfidx:		P-state the meter charges C0 at
+ * @since_ns:		ktime_get_ns() of the last meter update
+ * @reset_ns:		ktime_get_ns() of the last reset
+ * @res_f:		time in C0 per P-state, ns
+ * @res_c:		time per C-state and P-state, ns
+ * @energy_pj:		modeled energy since the last reset, pJ
+ * @reset_pj:		energy_pj taken away by resets (the powercap zone's part)
+ * @transitions:	P-state changes since the last reset
  *
  * The slowdown fields are touched only on their own CPU with interrupts off
  * (sched_switch, the irq_work, the syscall probe), so they need no lock;
@@ -140,23 +162,22 @@ MODULE_PARM_DESC(fast_switch, "offer ->fast_switch to the governor (default 0)")
 struct vfreq_cpu {
 	struct hrtimer timer;
 	struct irq_work work;
-	bool running;		/* a non-idle task is current */
-	u64 last_ns;		/* local_clock() of the last charge */
-	u64 debt_ns;		/* spin owed and not yet paid */
-	unsigned int fidx;	/* current P-state index (any CPU writes, READ_ONCE) */
-	/* emulation statistics */
+	bool running;
+	u64 last_ns;
+	u64 debt_ns;
+	unsigned int fidx;
 	u64 busy_ns, spun_ns, spins, timer_charges, syscall_charges, switch_charges;
 
 	/* the meter */
 	raw_spinlock_t lock;
-	int mstate;		/* VP_C0 or a C-state index */
-	unsigned int mfidx;	/* P-state the meter charges C0 at */
-	u64 since_ns;		/* ktime_get_ns() of the last meter update */
+	int mstate;
+	unsigned int mfidx;
+	u64 since_ns;
 	u64 reset_ns;
 	u64 res_f[VP_NR_FREQS];
-	u64 res_c[VP_NR_CSTATES][VP_NR_FREQS];	/* per C-state and P-state */
+	u64 res_c[VP_NR_CSTATES][VP_NR_FREQS];
 	u64 energy_pj;
-	u64 reset_pj;		/* energy_pj taken away by resets (the powercap zone's part) */
+	u64 reset_pj;
 	u64 transitions;
 };
 
