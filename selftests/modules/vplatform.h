@@ -15,10 +15,10 @@
  * P-states: 1.0 - 3.0 GHz in 400 MHz steps, roughly the span of a Xeon-class
  * server core from its lowest P-state to a little above its base frequency
  * (e.g. Xeon Gold 6148, Skylake-SP: 20 cores, 2.4 GHz base, 150 W TDP).
- * Turbo is not modeled.
+ * Turbo is not modeled.  vidle.ko reads only the C-states below.
  */
 #define VP_NR_FREQS	6
-static const unsigned int vp_freq_khz[VP_NR_FREQS] = {
+static const unsigned int vp_freq_khz[VP_NR_FREQS] __maybe_unused = {
 	1000000, 1400000, 1800000, 2200000, 2600000, 3000000,
 };
 #define VP_FMAX_KHZ	3000000U
