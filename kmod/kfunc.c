@@ -17,7 +17,6 @@
 #include <linux/rcupdate.h>
 #include <linux/math64.h>
 #include <linux/timekeeping.h>
-#include <linux/version.h>
 #include "sg.h"
 
 DEFINE_PER_CPU(struct sg_cpu, sg_cpu) = {
@@ -110,11 +109,17 @@ static bool sg_sample_valid(const struct slackgov_sample *s, u32 sz)
 	       s->nr_over <= s->nr_lat && s->budget_us <= SLACKGOV_LAT_MAX_US;
 }
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
-__diag_push();
-__diag_ignore_all("-Wmissing-prototypes",
-		  "kfuncs are called from BPF only, no prototype in the kernel");
-#else
+/*
+ * The kfunc as the kernel marks its own: __bpf_kfunc (Linux 6.3+: kept in
+ * LTO builds, never inlined or cloned) inside __bpf_kfunc_start_defs()
+ * (6.7+).  Tested by name rather than by version, so a backport counts;
+ * on older kernels it is a noinline global.  Its prototype is in
+ * slackgov.h.
+ */
+#ifndef __bpf_kfunc
+#define __bpf_kfunc noinline
+#endif
+#ifdef __bpf_kfunc_start_defs
 __bpf_kfunc_start_defs();
 #endif
 
@@ -136,7 +141,7 @@ __bpf_kfunc_start_defs();
  * law).  -EINVAL when the sample is rejected, -ENODEV when none of its
  * CPUs runs the slack governor (nothing stored).
  */
-noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
+__bpf_kfunc int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 {
 	struct sg_policy *sp, *kicked = NULL;
 	int cpu, w, ncpus = min_t(int, nr_cpu_ids, SLACKGOV_MAX_CPUS);
@@ -191,20 +196,19 @@ noinline int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 	return any ? (int)budget : -ENODEV;	/* <= slo_us <= SLACKGOV_LAT_MAX_US */
 }
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 4, 0)
-__diag_pop();
-#else
+#ifdef __bpf_kfunc_end_defs
 __bpf_kfunc_end_defs();
 #endif
 
-#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 9, 0)
-BTF_SET8_START(slackgov_kfunc_ids)
-BTF_ID_FLAGS(func, slackgov_report)
-BTF_SET8_END(slackgov_kfunc_ids)
-#else
+/* 6.9+ marks a kfunc set as such (BTF_KFUNCS_START), which registration requires */
+#ifdef BTF_KFUNCS_START
 BTF_KFUNCS_START(slackgov_kfunc_ids)
 BTF_ID_FLAGS(func, slackgov_report)
 BTF_KFUNCS_END(slackgov_kfunc_ids)
+#else
+BTF_SET8_START(slackgov_kfunc_ids)
+BTF_ID_FLAGS(func, slackgov_report)
+BTF_SET8_END(slackgov_kfunc_ids)
 #endif
 
 static const struct btf_kfunc_id_set slackgov_kfunc_set = {

@@ -547,8 +547,6 @@ struct slackgov_bpf_config {
 	__u32 fentry_errno;
 };
 
-#ifndef __KERNEL__
-#ifdef __VMLINUX_H__	/* BPF programs */
 /*
  * slackgov_report - hand one closed window to the governor.
  * Callable from BPF_PROG_TYPE_TRACING programs (tp_btf, fentry) only.
@@ -558,8 +556,10 @@ struct slackgov_bpf_config {
  * policy runs the governor.  The caller counts the requests over T in its
  * next windows (slackgov_sample.nr_over).
  */
+#if defined(__KERNEL__)		/* the module: kmod/kfunc.c */
+int slackgov_report(const struct slackgov_sample *s, __u32 s__sz);
+#elif defined(__VMLINUX_H__)	/* BPF programs */
 extern int slackgov_report(const struct slackgov_sample *s, __u32 s__sz) __ksym;
-#endif
 #endif
 
 #endif /* _UAPI_SLACKGOV_H */
