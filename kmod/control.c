@@ -304,8 +304,9 @@
  *    is short of it.  The PID steps once per new window of the target it
  *    follows and the SLO output moves down once per new window of the SLO
  *    target with the largest need: a retry, a timer or another target's
- *    window holds them, so N targets do not multiply the gains.  With no target of a kind, that part follows
- *    the output (bumpless when one appears).
+ *    window holds them, so N targets do not multiply the gains.  With no
+ *    target of a kind, that part follows the output (bumpless when one
+ *    appears).
  *
  * 7. **No targets: utilization rule.**  load = the busiest CPU's busy
  *    share since the previous step (get_cpu_idle_time()), thousandths::
@@ -730,8 +731,10 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 		o->work_req = ((o->work_req * d) >> 10) + req;
 		o->work_len = ((o->work_len * d) >> 10) + len_us;
 		/* L over SG_LOAD_REQS requests, within SG_SLACK_TAU_NS .. 1 s */
-		tau = o->work_req ? div64_u64(o->work_len * SG_LOAD_REQS * SG_REQ_ONE * NSEC_PER_USEC,
-					      o->work_req) : SG_SLACK_LEN_MAX_NS;
+		tau = SG_SLACK_LEN_MAX_NS;
+		if (o->work_req)
+			tau = div64_u64(o->work_len * SG_LOAD_REQS * SG_REQ_ONE * NSEC_PER_USEC,
+					o->work_req);
 		tau = clamp_t(u64, tau, SG_SLACK_TAU_NS, SG_SLACK_LEN_MAX_NS);
 		o->slack_f = sg_ewma(o->slack_f, slack, len, SG_SLACK_TAU_NS);
 		o->load_f = sg_ewma(o->load_f, load, len, tau);

@@ -343,7 +343,8 @@ static void sg_work_fn(struct kthread_work *work)
 		mutex_unlock(&sp->work_lock);
 	}
 	if (retry)
-		hrtimer_start(&sp->timer, ns_to_ktime(ktime_get_ns() + SG_RETRY_NS), HRTIMER_MODE_ABS);
+		hrtimer_start(&sp->timer, ns_to_ktime(ktime_get_ns() + SG_RETRY_NS),
+			      HRTIMER_MODE_ABS);
 }
 
 /* A deadline (stale, rate limit, util re-check, retry) passed: decide now. */
@@ -375,7 +376,8 @@ static void sg_update_util(struct update_util_data *data, u64 time, unsigned int
 	struct sg_policy *sp = c->hook_sp;
 	u64 gap = max_t(u64, sg_rate_ns(sp->tunables), SG_UTIL_MIN_NS);
 
-	if (READ_ONCE(sp->law.mode) != SG_MODE_UTIL || (s64)(time - READ_ONCE(sp->hook_ns)) < (s64)gap)
+	if (READ_ONCE(sp->law.mode) != SG_MODE_UTIL ||
+	    (s64)(time - READ_ONCE(sp->hook_ns)) < (s64)gap)
 		return;
 	WRITE_ONCE(sp->hook_ns, time);
 	irq_work_queue(&sp->irq_work);
