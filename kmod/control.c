@@ -772,15 +772,19 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 			u64 need = sg_slo_need(o, t);
 			bool wound;
 
-			/* a light plan's tail scales as 1 / K: fall toward it, by
-			 * the time since the previous timed window */
+			/*
+			 * a light plan's tail scales as 1 / K: fall toward it, by
+			 * the time since the previous timed window
+			 */
 			if (step <= 0 && !s->nr_over &&
 			    (u64)o->load_f * SLACKGOV_ONE <= need * SG_SLO_FAST_RHO)
 				step = min_t(s64, step, sg_k_fall_fast(s, t,
 						max(share, sg_slo_time_share(gap_us)), p));
-			/* anti-windup: a need well above the policy's max says
+			/*
+			 * anti-windup: a need well above the policy's max says
 			 * nothing of K, nor does a short tail where the need is
-			 * at its min */
+			 * at its min
+			 */
 			wound = (step > 0 && need > sg_slo_wind_khz(lim)) ||
 				(step < 0 && need <= lim->min);
 

@@ -112,7 +112,7 @@ struct sg_policy {
 	struct kthread_worker	*worker;
 	struct kthread_work	work;
 	struct hrtimer		timer;
-	struct mutex		work_lock;
+	struct mutex		work_lock;	/* __cpufreq_driver_target() vs ->limits() */
 	struct work_struct	qos_work;
 
 	/* stats (policyN/slack/), written under @lock */

@@ -22,13 +22,15 @@
 #include <linux/types.h>
 #endif
 
-/* Bumped whenever struct slackgov_sample changes layout or meaning.
+/*
+ * Bumped whenever struct slackgov_sample changes layout or meaning.
  * 2: per-request latency and the target's SLO.
  * 3: the target's own SLO margin (slo_margin, in place of a pad).
  * 4: the requests over the budget (nr_over, budget_us), the budget
  *    returned by slackgov_report().
  * 5: nr_req (requests as the target's attribution counts them) in place
- *    of nr_send, and rps from it. */
+ *    of nr_send, and rps from it.
+ */
 #define SLACKGOV_ABI_VERSION		5
 
 /* bpffs folder that slackctl pins everything under. */
