@@ -777,9 +777,11 @@ bool sg_obs_update(struct sg_obs *o, const struct slackgov_sample *s, u64 now,
 			 * the time since the previous timed window
 			 */
 			if (step <= 0 && !s->nr_over &&
-			    (u64)o->load_f * SLACKGOV_ONE <= need * SG_SLO_FAST_RHO)
-				step = min_t(s64, step, sg_k_fall_fast(s, t,
-						max(share, sg_slo_time_share(gap_us)), p));
+			    (u64)o->load_f * SLACKGOV_ONE <= need * SG_SLO_FAST_RHO) {
+				u64 gap_share = max(share, sg_slo_time_share(gap_us));
+
+				step = min_t(s64, step, sg_k_fall_fast(s, t, gap_share, p));
+			}
 			/*
 			 * anti-windup: a need well above the policy's max says
 			 * nothing of K, nor does a short tail where the need is
@@ -1143,7 +1145,8 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		out->reason = SG_R_STALE;
 		out->urgent = true;
 		out->entered_safe = prev != SG_MODE_SAFE;
-		law->mode = out->mode = mode;
+		law->mode = mode;
+		out->mode = mode;
 		return;
 	}
 	if (mode == SG_MODE_UTIL) {
@@ -1157,7 +1160,8 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 			out->left_targets = true;
 			out->reason = sig->exit_ns >= sig->last_ns ? SG_R_EXITED : SG_R_LOST;
 		}
-		law->mode = out->mode = mode;
+		law->mode = mode;
+		out->mode = mode;
 		return;
 	}
 
@@ -1220,5 +1224,6 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		law->landing = true;
 	}
 	out->entered_boost = mode == SG_MODE_BOOST && prev != SG_MODE_BOOST;
-	law->mode = out->mode = mode;
+	law->mode = mode;
+	out->mode = mode;
 }

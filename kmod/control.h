@@ -36,6 +36,7 @@ enum sg_reason {
 	SG_REASONS(SG_REASON_ENUM)
 	SG_R_NR,
 };
+
 #undef SG_REASON_ENUM
 
 extern const char * const sg_reason_names[SG_R_NR];
@@ -52,6 +53,7 @@ enum sg_mode {
 	SG_MODES(SG_MODE_ENUM)
 	SG_MODE_NR,
 };
+
 #undef SG_MODE_ENUM
 
 extern const char * const sg_mode_names[SG_MODE_NR];

@@ -52,12 +52,13 @@ static void sg_qos_set(int cpu, s32 want)
 	if (want == SG_QOS_NONE) {
 		if (dev_pm_qos_request_active(&c->qos_req))
 			ret = dev_pm_qos_remove_request(&c->qos_req);
-	} else if (!dev)
+	} else if (!dev) {
 		return;
-	else if (!dev_pm_qos_request_active(&c->qos_req))
+	} else if (!dev_pm_qos_request_active(&c->qos_req)) {
 		ret = dev_pm_qos_add_request(dev, &c->qos_req, DEV_PM_QOS_RESUME_LATENCY, want);
-	else
+	} else {
 		ret = dev_pm_qos_update_request(&c->qos_req, want);
+	}
 	trace_slackgov_qos(cpu, old, want, ret);
 	if (ret < 0) {
 		pr_warn_ratelimited("cpu%d: resume latency %d -> %d failed: %d\n",

@@ -36,6 +36,7 @@ struct sg_ctl_out;
 enum sg_ops_result {
 	SG_OPS_RESULTS(SG_OPS_RESULT_ENUM)
 };
+
 #undef SG_OPS_RESULT_ENUM
 
 #if SG_OPS

@@ -131,11 +131,24 @@ static inline __u32 slackgov_lat_bucket(__u64 us)
 	if (us < SLACKGOV_LAT_SUB)
 		return (__u32)us;
 	v = us;				/* k = floor(log2(us)), SUB_BITS <= k < MAX_LOG */
-	if (v >> 16) { v >>= 16; k += 16; }
-	if (v >> 8) { v >>= 8; k += 8; }
-	if (v >> 4) { v >>= 4; k += 4; }
-	if (v >> 2) { v >>= 2; k += 2; }
-	if (v >> 1) { k += 1; }
+	if (v >> 16) {
+		v >>= 16;
+		k += 16;
+	}
+	if (v >> 8) {
+		v >>= 8;
+		k += 8;
+	}
+	if (v >> 4) {
+		v >>= 4;
+		k += 4;
+	}
+	if (v >> 2) {
+		v >>= 2;
+		k += 2;
+	}
+	if (v >> 1)
+		k += 1;
 	return (k - SLACKGOV_LAT_SUB_BITS + 1) * SLACKGOV_LAT_SUB +
 	       (__u32)((us >> (k - SLACKGOV_LAT_SUB_BITS)) & (SLACKGOV_LAT_SUB - 1));
 }
