@@ -180,13 +180,16 @@ USER_LDLIBS := -static -lbpf -lelf -lz -lzstd -lm -lpthread
 
 USERCTL_SRCS := $(wildcard userctl/*.c)
 USERCTL_HDRS := $(wildcard userctl/*.h)
+# slackctl: all of -Wall -Wextra (a callback's unread parameter is marked
+# __maybe_unused); the test tools still go without these two
+USERCTL_CFLAGS := $(filter-out -Wno-unused-parameter -Wno-missing-field-initializers,$(USER_CFLAGS))
 
 userctl: $(if $(USERCTL_SRCS),$(O)/userctl/slackctl)
 
 $(O)/userctl/slackctl: $(USERCTL_SRCS) $(USERCTL_HDRS) $(BPF_SKELS) $(wildcard include/uapi/*.h)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(USER_CFLAGS) -Iuserctl $(USERCTL_SRCS) -o $@ $(USER_LDLIBS)
+	$(Q)$(CC) $(USERCTL_CFLAGS) -Iuserctl $(USERCTL_SRCS) -o $@ $(USER_LDLIBS)
 
 # Test tools: every selftests/tools/*.c is one program (shared code in .h).
 TOOL_SRCS := $(wildcard selftests/tools/*.c)

@@ -69,9 +69,10 @@ static int mhd_open(void)
 	return 0;
 }
 
-static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url,
-			      const char *method, const char *version, const char *data,
-			      size_t *data_len, void **state)
+static enum MHD_Result answer(void *cls __maybe_unused, struct MHD_Connection *c,
+			      const char *url, const char *method,
+			      const char *version __maybe_unused, const char *data __maybe_unused,
+			      size_t *data_len __maybe_unused, void **state __maybe_unused)
 {
 	static const char not_found[] = "slackctl exporter: the metrics are at /metrics\n";
 	static const char failed[] = "slackctl exporter: cannot read slackgov's maps (not loaded?)\n";
@@ -168,7 +169,7 @@ static int listen_on(const char *arg, char *shown, size_t len)
 
 static volatile sig_atomic_t stop;
 
-static void on_signal(int sig)
+static void on_signal(int sig __maybe_unused)
 {
 	stop = 1;
 }

@@ -312,7 +312,8 @@ static int do_help(int argc, char **argv)
 }
 
 /* libbpf's log only with -v: without it, slackctl's own one-line error says what failed */
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list args)
+static int libbpf_print(enum libbpf_print_level level __maybe_unused, const char *fmt,
+			va_list args)
 {
 	return verbose ? vfprintf(stderr, fmt, args) : 0;
 }

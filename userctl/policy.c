@@ -455,7 +455,7 @@ static void policy_cleanup(struct sc_policy_load *pl)
 
 static volatile sig_atomic_t policy_stop;
 
-static void policy_on_signal(int sig)
+static void policy_on_signal(int sig __maybe_unused)
 {
 	policy_stop = 1;
 }
@@ -595,7 +595,7 @@ static int policy_show(void)
 	return 0;
 }
 
-static int do_policy_help(int argc, char **argv)
+static int do_policy_help(int argc __maybe_unused, char **argv __maybe_unused)
 {
 	if (json_wtr) {
 		jsonw_null(json_wtr);

@@ -17,6 +17,9 @@
 #define SC_GOV_DIR	"/sys/devices/system/cpu/cpufreq/slack"
 #define SC_CPUFREQ	"/sys/devices/system/cpu/cpufreq"
 
+/* a parameter that a callback's fixed signature has and this one does not read */
+#define __maybe_unused	__attribute__((unused))
+
 extern bool json_output;
 extern bool pretty_output;
 extern bool verbose;

@@ -327,7 +327,8 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 }
 
 /* the targets' sends so far, for energy per request */
-static void sends_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
+static void sends_one(int kind __maybe_unused, const void *key __maybe_unused,
+		      const struct slackgov_target *v, void *ctx)
 {
 	struct sc_walk *wk = ctx;
 

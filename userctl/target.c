@@ -683,7 +683,8 @@ struct sc_cgpath {
 static struct sc_cgpath *cgpaths;
 static int nr_cgpaths;
 
-static int cg_visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+static int cg_visit(const char *path, const struct stat *st, int type,
+		    struct FTW *ftw __maybe_unused)
 {
 	for (int i = 0; i < nr_cgpaths; i++)
 		if (type == FTW_D && !cgpaths[i].found && st->st_ino == cgpaths[i].id) {
@@ -693,7 +694,8 @@ static int cg_visit(const char *path, const struct stat *st, int type, struct FT
 	return 0;
 }
 
-static void cg_collect(int kind, const void *key, const struct slackgov_target *v, void *ctx)
+static void cg_collect(int kind, const void *key, const struct slackgov_target *v __maybe_unused,
+		       void *ctx __maybe_unused)
 {
 	struct sc_cgpath *p;
 
@@ -751,7 +753,8 @@ static const char *target_gone(int kind, const void *key, const struct slackgov_
 	return "";
 }
 
-static void list_one(int kind, const void *key, const struct slackgov_target *v, void *ctx)
+static void list_one(int kind, const void *key, const struct slackgov_target *v,
+		     void *ctx __maybe_unused)
 {
 	char text[128], slo[48], margin[16], where[PATH_MAX + 4];
 	const char *path, *gone = target_gone(kind, key, v, &path);
