@@ -126,7 +126,16 @@ static int listen_on(const char *arg, char *shown, size_t len)
 {
 	struct addrinfo hints = { .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE,
 				  .ai_socktype = SOCK_STREAM };
-	struct sockaddr_storage ss;
+	/*
+	 * zeroed: the analyzer does not see getsockname() write through
+	 * glibc's transparent-union address argument
+	 */
+	union {
+		struct sockaddr_storage ss;
+		struct sockaddr sa;
+		struct sockaddr_in in;
+		struct sockaddr_in6 in6;
+	} ss = {};
 	socklen_t sl = sizeof(ss);
 	struct addrinfo *ai;
 	char host[256], *port, *p;
@@ -150,7 +159,7 @@ static int listen_on(const char *arg, char *shown, size_t len)
 	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) || listen(fd, SC_EXPORTER_BACKLOG) ||
-	    getsockname(fd, (struct sockaddr *)&ss, &sl)) {
+	    getsockname(fd, &ss.sa, &sl)) {
 		err = errno;
 		freeaddrinfo(ai);
 		if (fd >= 0)
@@ -158,12 +167,12 @@ static int listen_on(const char *arg, char *shown, size_t len)
 		return sc_err("exporter: cannot listen on %s: %s", arg, strerror(err));
 	}
 	freeaddrinfo(ai);
-	if (ss.ss_family == AF_INET6)
-		snprintf(shown, len, "[%s]:%u", inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
-			 h, sizeof(h)), ntohs(((struct sockaddr_in6 *)&ss)->sin6_port));
+	if (ss.sa.sa_family == AF_INET6)
+		snprintf(shown, len, "[%s]:%u", inet_ntop(AF_INET6, &ss.in6.sin6_addr, h, sizeof(h)),
+			 ntohs(ss.in6.sin6_port));
 	else
-		snprintf(shown, len, "%s:%u", inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
-			 h, sizeof(h)), ntohs(((struct sockaddr_in *)&ss)->sin_port));
+		snprintf(shown, len, "%s:%u", inet_ntop(AF_INET, &ss.in.sin_addr, h, sizeof(h)),
+			 ntohs(ss.in.sin_port));
 	return fd;
 }
 

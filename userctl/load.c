@@ -209,6 +209,10 @@ static int load_attach(bool feed, __u32 hooks, int fentry_err, struct sc_loaded 
 		bpf_program__set_autoload(prog, in_hook_set(prog, hooks));
 		n++;
 	}
+	if (!n) {	/* not one of the embedded objects, which all have programs */
+		err = -ENOENT;
+		goto fail;
+	}
 	l->links = calloc(n, sizeof(*l->links));
 	l->progs = calloc(n, sizeof(*l->progs));
 	if (!l->links || !l->progs) {

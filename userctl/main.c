@@ -41,7 +41,7 @@ static void sc_vformat(char *out, size_t len, const char *fmt, va_list ap)
 	sc_sanitize(msg, out, len);
 }
 
-int sc_err(const char *fmt, ...)
+void sc_error(const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -56,7 +56,6 @@ int sc_err(const char *fmt, ...)
 	} else {
 		fprintf(stderr, "Error: %s\n", msg);
 	}
-	return -1;
 }
 
 void sc_warn(const char *fmt, ...)

@@ -26,8 +26,16 @@ extern bool verbose;
 /* the -j / -p writer on stdout (NULL without -j) */
 extern json_writer_t *json_wtr;
 
-/* Report an error: "Error: ..." on stderr, or {"error": "..."} with -j.  Returns -1. */
-int sc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Report an error: "Error: ..." on stderr, or {"error": "..."} with -j
+ * (sc_error(), main.c).  sc_err() is -1, written here so that each caller's
+ * compiler and the static analyzer see it ("return sc_err(...)" returns
+ * an error, with nothing written to the caller's outputs): a function's
+ * return value is not seen across files, and the analyzer does not follow
+ * variadic calls.
+ */
+void sc_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define sc_err(...)	({ sc_error(__VA_ARGS__); -1; })
 
 /* argument helpers: is_prefix(arg, word), NEXT_ARG */
 bool is_prefix(const char *arg, const char *word);
