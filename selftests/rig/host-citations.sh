@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # host-citations.sh - every document a tracked file cites is in the
-# repository (issue 49 item 4: seven files cited a PLATFORM.md that never
-# was).  A citation is a name ending in .rst or .md, bare or under
+# repository (issue 49 item 4: seven files cited a Markdown file that never
+# was in it).  A citation is a name ending in .rst or .md, bare or under
 # Documentation/; one under a variable's folder ($D/results.rst) is a file
 # the test makes, not a citation.  A bare name is looked up in Documentation/
 # and at the top.
