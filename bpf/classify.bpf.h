@@ -86,6 +86,7 @@ static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct 
 	a->nr_send = a->nr_recv = a->nr_wait = a->nr_workers = a->nr_req = 0;
 	a->send_sum_us = a->send_sq_us2 = a->recv_sum_us = a->recv_sq_us2 = 0;
 	a->wait_sum_ns = a->blocked_ns = a->busy_ns = a->oncpu_ns = 0;
+	a->runq_ns = a->block_ns = 0;
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
 		a->cpus[i] = a->last_cpus[i] = 0;
 	a->nr_procs = 0;
@@ -150,6 +151,7 @@ static __always_inline struct sg_thread *thread_state(bool create)
 	th->conn = m.slot != SG_NO_SLOT && m.proto != SLACKGOV_PROTO_THREAD;
 	th->generation = gen;
 	th->rt_ns = task->se.sum_exec_runtime;	/* on-CPU time counts from now */
+	th->rq_ns = run_delay(task);		/* and run-queue wait */
 	a = bpf_map_lookup_elem(&acc, &m.slot);
 	if (a) {
 		own_slot(m.slot, a, &m);

@@ -150,7 +150,27 @@
  *    period, and with it the CPU time of the loads near saturation, where
  *    it matters most.
  *
- * 8. **Blind spots.**  io_uring submissions and completions are not
+ * 8. **Where the time goes.**  At each ``sched_switch`` of a target thread,
+ *    the time since it last left the CPU splits into its run (the
+ *    ``sum_exec_runtime`` step, point 7), its wait on a run queue (the step
+ *    of the scheduler's ``sched_info.run_delay``: ``runq_ns``) and the rest,
+ *    asleep.  That sleep counts in ``block_ns`` when the thread went to
+ *    sleep inside a busy segment (point 6: after a wait returned, and not in
+ *    a wait call nor a socket recv, which wait for work): a request's own
+ *    blocking (a timer, a pipe, a lock, a disk read), the part of its
+ *    service that a higher frequency does not shorten.  Per request
+ *    answered, ``oncpu_ns``, ``runq_ns`` and ``block_ns`` over ``nr_req``
+ *    split the service (read to answer) of an event loop or a thread per
+ *    connection, for which a busy segment is one request's; sleeps are
+ *    counted when the thread next leaves the CPU, so a window may carry the
+ *    end of the one before.  Threads that never make a wait call (a pool
+ *    fed through a queue) have no busy segment: their sleeps, idle or not,
+ *    are not counted (a pool worker's idle futex wait cannot be told from a
+ *    request's lock wait without the pool's code).  A kernel without
+ *    ``CONFIG_SCHED_INFO`` gives no ``runq_ns`` (CO-RE: the field is
+ *    missing), and its waits count as sleep.
+ *
+ * 9. **Blind spots.**  io_uring submissions and completions are not
  *    syscalls of the send/recv families, nor is ``io_uring_enter`` a wait:
  *    an io_uring server is invisible (idle windows only).  Under the thread
  *    rules, pipelined requests in one read count as one recv and are
@@ -234,6 +254,8 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 blocked_ns;	/* the same, clamped to the window */
 	__u64 busy_ns;		/* workers' time from a wait's return to the next wait */
 	__u64 oncpu_ns;
+	__u64 runq_ns;		/* run-queue wait of the target's threads */
+	__u64 block_ns;		/* their sleep inside busy segments */
 	__u64 cpus[SLACKGOV_CPU_WORDS];
 	__u64 last_cpus[SLACKGOV_CPU_WORDS];
 	/* who owns the slot, for the idle timer (see "Idle windows") */
@@ -280,6 +302,10 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 enter_ns;
 	__u64 worker_seq;	/* window seq this thread was counted a worker in */
 	__u64 rt_ns;		/* its se.sum_exec_runtime when last accounted */
+	__u64 rq_ns;		/* ... its sched_info.run_delay then */
+	__u64 out_ns;		/* when it last left the CPU (0: not yet) */
+	__u32 out_svc;		/* ... asleep inside a busy segment */
+	__u32 pad1;
 	__u64 wait_exit_ns;	/* when its last wait returned (0: none yet) */
 	__u64 slept;		/* sched_switch: it slept in the recv in progress */
 	/* latency.bpf.h: the request this thread read and has not answered */
@@ -466,6 +492,15 @@ static __always_inline void set_cpu(__u64 *cpus)
 
 	if (cpu < SLACKGOV_MAX_CPUS)
 		__sync_fetch_and_or(&cpus[(cpu / 64) & (SLACKGOV_CPU_WORDS - 1)], 1ULL << (cpu % 64));
+}
+
+/* @p's time waiting on a run queue so far (schedstats' sched_info), 0 on a
+ * kernel built without CONFIG_SCHED_INFO. */
+static __always_inline __u64 run_delay(struct task_struct *p)
+{
+	if (!bpf_core_field_exists(p->sched_info))
+		return 0;
+	return BPF_CORE_READ(p, sched_info.run_delay);
 }
 
 #include "intervals.bpf.h"
@@ -676,7 +711,7 @@ SG_FEXIT(sendmmsg)
 static __always_inline int on_switch(struct task_struct *prev, const bool feed)
 {
 	struct slackgov_bpf_config *c = cfg();
-	__u64 now, rt, d, gen = (c ? c->generation : 0) + 1;
+	__u64 now, rt, d, rq, dq, gen = (c ? c->generation : 0) + 1;
 	struct sg_thread *th;
 	struct sg_acc *a;
 	__u32 slot;
@@ -691,13 +726,25 @@ static __always_inline int on_switch(struct task_struct *prev, const bool feed)
 	rt = prev->se.sum_exec_runtime;
 	d = rt > th->rt_ns ? rt - th->rt_ns : 0;
 	th->rt_ns = rt;
+	rq = run_delay(prev);
+	dq = rq > th->rq_ns ? rq - th->rq_ns : 0;
+	th->rq_ns = rq;
 	slot = th->slot;
 	a = bpf_map_lookup_elem(&acc, &slot);
 	if (a) {
 		/* the whole run, in the open window (DOC item 7) */
 		__sync_fetch_and_add(&a->oncpu_ns, d);
 		set_cpu(a->cpus);
+		/* since it last left: off the CPU, waiting to run or asleep (item 8) */
+		if (dq)
+			__sync_fetch_and_add(&a->runq_ns, dq);
+		if (th->out_svc && th->out_ns && now - th->out_ns > d + dq)
+			__sync_fetch_and_add(&a->block_ns, now - th->out_ns - d - dq);
 	}
+	th->out_ns = now;
+	/* asleep, in a busy segment, not in a wait nor a recv (waiting for work) */
+	th->out_svc = prev->__state != 0 && th->wait_exit_ns && th->kind != SG_WAIT &&
+		      th->kind != SG_RECV;
 	/* the thread leaves the CPU: a good moment to close an overdue window */
 	maybe_close(slot, now, 0, feed, SG_SCRATCH_PROG);
 	return 0;

@@ -73,6 +73,8 @@ __noinline int sg_snap(__u32 slot)
 	sn->blocked_ns = st->total_blocked_ns;
 	sn->busy_ns = st->total_busy_ns;
 	sn->oncpu_ns = st->total_oncpu_ns;
+	sn->runq_ns = st->total_runq_ns;
+	sn->block_ns = st->total_block_ns;
 	sn->cv_ns = st->total_cv_ns;
 	sn->lat = st->total_lat;
 	sn->lat_ns = st->total_lat_ns;
@@ -157,6 +159,8 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	blocked = xchg0(&a->blocked_ns);
 	w->busy_ns = xchg0(&a->busy_ns);
 	w->oncpu_ns = xchg0(&a->oncpu_ns);
+	w->runq_ns = xchg0(&a->runq_ns);
+	w->block_ns = xchg0(&a->block_ns);
 	/* slack: the waiting share of the workers' completed wait/busy segments.
 	 * No segment completed: requests but no wait means the workers never got
 	 * back to waiting (saturated, 0); nothing at all means idle (1000). */
@@ -226,6 +230,8 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 	st->total_blocked_ns += blocked;
 	st->total_busy_ns += w->busy_ns;
 	st->total_oncpu_ns += w->oncpu_ns;
+	st->total_runq_ns += w->runq_ns;
+	st->total_block_ns += w->block_ns;
 	st->total_cv_ns += (__u64)w->cv * len / SLACKGOV_ONE;
 	/*
 	 * User space copies the value while a close runs, and takes @last as

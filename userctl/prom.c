@@ -42,7 +42,7 @@
 
 enum sc_fam {
 	F_BUILD, F_FEED, F_HOOKS,
-	F_REQ, F_RECV, F_WIN, F_WIN_S, F_BLOCKED, F_BUSY, F_CPU, F_SLACK, F_CV,
+	F_REQ, F_RECV, F_WIN, F_WIN_S, F_BLOCKED, F_BUSY, F_CPU, F_RUNQ, F_SLEEP, F_SLACK, F_CV,
 	F_LAT, F_QUEUE, F_SLO, F_MARGIN, F_SLO_WIN, F_SLO_OVER,
 	F_FREQ, F_DEC, F_BOOST, F_FB, F_ENERGY,
 	F_NR
@@ -71,6 +71,10 @@ static const struct sc_family {
 		"Worker time from a wait's return to the next wait, seconds, summed over workers." },
 	[F_CPU] = { "slackgov_target_cpu_seconds_total", "counter",
 		"On-CPU time of the target's threads, seconds." },
+	[F_RUNQ] = { "slackgov_target_runqueue_seconds_total", "counter",
+		"Time the target's threads waited on a run queue (the scheduler's run_delay), seconds." },
+	[F_SLEEP] = { "slackgov_target_service_blocked_seconds_total", "counter",
+		"Time the target's threads slept inside a busy segment (not waiting for work: a request's own blocking), seconds." },
 	[F_SLACK] = { "slackgov_target_slack_ratio", "gauge",
 		"Blocked share of worker time, blocked / (blocked + busy), over the last second of windows." },
 	[F_CV] = { "slackgov_target_interarrival_cv", "gauge",
@@ -237,6 +241,8 @@ static void target_one(int kind, const void *key, const struct slackgov_target *
 	case F_BLOCKED:	sample(p, "", st->total_blocked_ns / 1e9, 1, labels); break;
 	case F_BUSY:	sample(p, "", st->total_busy_ns / 1e9, 1, labels); break;
 	case F_CPU:	sample(p, "", st->total_oncpu_ns / 1e9, 1, labels); break;
+	case F_RUNQ:	sample(p, "", st->total_runq_ns / 1e9, 1, labels); break;
+	case F_SLEEP:	sample(p, "", st->total_block_ns / 1e9, 1, labels); break;
 	case F_QUEUE:	sample(p, "", st->total_queue_ns / 1e9, 1, labels); break;
 	case F_SLO_WIN:	sample(p, "", st->total_slo_windows, 1, labels); break;
 	case F_SLO_OVER: sample(p, "", st->total_slo_over, 1, labels); break;

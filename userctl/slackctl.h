@@ -85,6 +85,8 @@ struct sc_interval {
 	double rps, slack, cv, util;	/* util in CPUs, slack 0..1 */
 	__u64 requests, recvs, windows, lat_n, slo_windows, slo_over;
 	double lat_mean_s, queue_mean_s;
+	/* the service split per request answered (bpf/ DOC item 8), s; -1: none */
+	double oncpu_per_req_s, runq_per_req_s, block_per_req_s;
 	double p50_us, p90_us, p99_us, slo_q_us;	/* -1: nothing timed */
 };
 int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interval_ns,

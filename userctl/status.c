@@ -153,6 +153,12 @@ int sc_interval(__u32 slot, const struct slackgov_target_state *st, __u64 interv
 	iv->slack = denom > 0 ? blocked / denom : iv->requests || iv->recvs ? 0 : 1;
 	iv->util = (st->total_oncpu_ns - sn->oncpu_ns) / 1e9 / len;
 	iv->cv = (st->total_cv_ns - sn->cv_ns) / 1e9 / len;
+	iv->oncpu_per_req_s = iv->runq_per_req_s = iv->block_per_req_s = -1;
+	if (iv->requests) {
+		iv->oncpu_per_req_s = (st->total_oncpu_ns - sn->oncpu_ns) / 1e9 / iv->requests;
+		iv->runq_per_req_s = (st->total_runq_ns - sn->runq_ns) / 1e9 / iv->requests;
+		iv->block_per_req_s = (st->total_block_ns - sn->block_ns) / 1e9 / iv->requests;
+	}
 	for (b = 0; b < SLACKGOV_LAT_BUCKETS; b++) {
 		d[b] = (__u32)((__u32)st->lat_hist[b] - sn->lat_hist[b]);
 		iv->lat_n += d[b];
@@ -216,6 +222,10 @@ static void json_interval(const struct sc_interval *iv)
 	jsonw_uint_field(json_wtr, "nr_lat", iv->lat_n);
 	json_us("lat_mean_us", iv->lat_n ? iv->lat_mean_s * 1e6 : -1);
 	json_us("queue_mean_us", iv->lat_n ? iv->queue_mean_s * 1e6 : -1);
+	json_us("svc_mean_us", iv->lat_n ? (iv->lat_mean_s - iv->queue_mean_s) * 1e6 : -1);
+	json_us("oncpu_per_req_us", iv->oncpu_per_req_s < 0 ? -1 : iv->oncpu_per_req_s * 1e6);
+	json_us("runq_per_req_us", iv->runq_per_req_s < 0 ? -1 : iv->runq_per_req_s * 1e6);
+	json_us("blocked_per_req_us", iv->block_per_req_s < 0 ? -1 : iv->block_per_req_s * 1e6);
 	json_us("lat_p50_us", iv->p50_us);
 	json_us("lat_p90_us", iv->p90_us);
 	json_us("lat_p99_us", iv->p99_us);
@@ -248,6 +258,8 @@ static void json_window(const struct slackgov_window *w, double age)
 	jsonw_uint_field(json_wtr, "lat_p99_us", w->lat_p99_us);
 	jsonw_uint_field(json_wtr, "queue_us", w->queue_us);
 	jsonw_uint_field(json_wtr, "svc_us", w->svc_us);
+	jsonw_uint_field(json_wtr, "runq_ns", w->runq_ns);
+	jsonw_uint_field(json_wtr, "blocked_ns", w->block_ns);
 	jsonw_uint_field(json_wtr, "nr_over", w->nr_over);
 	jsonw_uint_field(json_wtr, "budget_us", w->budget_us);
 	jsonw_end_object(json_wtr);
@@ -294,6 +306,8 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 		jsonw_uint_field(json_wtr, "windows", wk->st->head);
 		jsonw_uint_field(json_wtr, "total_send", wk->st->total_send);
 		jsonw_uint_field(json_wtr, "total_req", wk->st->total_req);
+		jsonw_uint_field(json_wtr, "total_runq_ns", wk->st->total_runq_ns);
+		jsonw_uint_field(json_wtr, "total_blocked_ns", wk->st->total_block_ns);
 		jsonw_float_field_fmt(json_wtr, "total_s", "%.3f", wk->st->total_ns / 1e9);
 		jsonw_end_object(json_wtr);
 		return;

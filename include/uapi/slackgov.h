@@ -404,6 +404,8 @@ struct slackgov_window {
 	__u32 budget_us;	/* the module's budget T they were timed against */
 	__u32 nr_req;		/* requests answered (struct slackgov_sample) */
 	__u32 proto;		/* the attribution they were counted by */
+	__u64 runq_ns;		/* target threads' run-queue wait */
+	__u64 block_ns;		/* ... and sleep inside busy segments (bpf/ DOC item 8) */
 };
 
 /**
@@ -429,6 +431,8 @@ struct slackgov_window {
  *		length-weighted mean cv of an interval is its difference over
  *		the difference of total_ns)
  * @total_req:	requests answered since then (slackgov_window.nr_req)
+ * @total_runq_ns: run-queue wait of the target's threads since then
+ * @total_block_ns: their sleep inside busy segments since then
  *
  * A window closes in place while user space may be copying the value: a
  * close writes @last and the totals first, then its copy in @hist, then
@@ -454,6 +458,8 @@ struct slackgov_target_state {
 	__u64 total_oncpu_ns;
 	__u64 total_cv_ns;
 	__u64 total_req;
+	__u64 total_runq_ns;
+	__u64 total_block_ns;
 };
 
 /*
@@ -496,7 +502,7 @@ static inline int slackgov_state_whole(const struct slackgov_target_state *st)
  * struct slackgov_snap - the cumulative counters of one target at @end_ns.
  * @end_ns:	end of the window whose close took the snapshot
  * @windows:	slackgov_target_state.head then
- * @send .. @req: the slackgov_target_state total_* fields then
+ * @send .. @block_ns: the slackgov_target_state total_* fields then
  * @lat_hist:	its lat_hist, the low 32 bits (differences of two snapshots
  *		are exact while fewer than 2^32 requests fall in one bucket
  *		between them)
@@ -517,6 +523,8 @@ struct slackgov_snap {
 	__u64 slo_windows;
 	__u64 slo_over;
 	__u64 req;
+	__u64 runq_ns;
+	__u64 block_ns;
 	__u32 lat_hist[SLACKGOV_LAT_BUCKETS];
 };
 

@@ -152,7 +152,7 @@ ktap_run_ok "target add --slo --slo-margin 45%" "$S" target add --comm slo5 --sl
 margins() { "$S" -j target list | py '" ".join("%s:%s" % (t["target"][5:], t["slo_margin"]) for t in sorted(d, key=lambda t: t["target"]))'; }
 ktap_eq "slo1:None slo2:None slo3:None slo4:None slo5:450" "$(margins)" \
 	"--slo-margin is stored; the targets without one follow the knob (null)"
-ktap_check '"$S" target list | grep -qE "^comm slo5 .*slo p99:16ms +margin 45% *$"' "target list shows the margin"
+ktap_check '"$S" target list | grep -qE "^comm slo5 .*slo p99:16ms +margin 45% +proto thread *$"' "target list shows the margin"
 list=$("$S" target list)
 g0=$(gen)
 sc_fails 1 "--slo-margin above 90 %" "slo_margin: 91% is out of range 0..900" \
