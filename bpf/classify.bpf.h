@@ -148,7 +148,9 @@ static __always_inline struct sg_thread *thread_state(bool create)
 	classify(task, &m);
 	__builtin_memset(th, 0, sizeof(*th));	/* a new verdict starts a new state */
 	th->slot = m.slot;
-	th->conn = m.slot != SG_NO_SLOT && m.proto != SLACKGOV_PROTO_THREAD;
+	th->conn = m.slot != SG_NO_SLOT && m.proto != SLACKGOV_PROTO_THREAD &&
+		   m.proto != SLACKGOV_PROTO_FUNC;
+	th->func = m.slot != SG_NO_SLOT && m.proto == SLACKGOV_PROTO_FUNC;
 	th->generation = gen;
 	th->rt_ns = task->se.sum_exec_runtime;	/* on-CPU time counts from now */
 	th->rq_ns = run_delay(task);		/* and run-queue wait */

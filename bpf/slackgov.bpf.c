@@ -305,6 +305,12 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 rq_ns;		/* ... its sched_info.run_delay then */
 	__u64 out_ns;		/* when it last left the CPU (0: not yet) */
 	__u32 out_svc;		/* ... asleep inside a busy segment */
+	__u32 func;		/* func.bpf.h: requests bracketed by a user function */
+	__u64 off_cum_ns;	/* ... its off-CPU gaps so far (completed) */
+	__u64 fn_start_ns;	/* ... the request in progress: its start (0: none) */
+	__u64 fn_off_ns;	/* ... and the thread's off-CPU time and */
+	__u64 fn_rq_ns;		/* ... run-queue wait then */
+	__u32 fn_depth;		/* ... nested calls of the function */
 	__u32 pad1;
 	__u64 wait_exit_ns;	/* when its last wait returned (0: none yet) */
 	__u64 slept;		/* sched_switch: it slept in the recv in progress */
@@ -509,6 +515,7 @@ static __always_inline __u64 run_delay(struct task_struct *p)
 #include "window.bpf.h"
 #include "idle.bpf.h"
 #include "classify.bpf.h"
+#include "func.bpf.h"
 
 /*
  * A syscall @id of the current thread starts; @regs: its user registers.
@@ -566,7 +573,7 @@ static __always_inline int on_exit(struct sg_thread *th, long ret, const bool fe
 			__sync_fetch_and_add(&a->nr_send, 1);
 			if (th->conn) {
 				conn_answer(th, a, now);
-			} else {
+			} else if (!th->func) {
 				__sync_fetch_and_add(&a->nr_req, 1);
 				lat_answer(th, a, now);
 			}
@@ -579,7 +586,7 @@ static __always_inline int on_exit(struct sg_thread *th, long ret, const bool fe
 			if (th->conn) {
 				conn_recv(th, a->proto, ret);
 				th->rd_ns = 0;
-			} else {
+			} else if (!th->func) {
 				lat_recv_done(th);
 			}
 			add_interval(&a->last_recv_ns, now, &a->recv_sum_us, &a->recv_sq_us2);
@@ -741,10 +748,13 @@ static __always_inline int on_switch(struct task_struct *prev, const bool feed)
 		if (th->out_svc && th->out_ns && now - th->out_ns > d + dq)
 			__sync_fetch_and_add(&a->block_ns, now - th->out_ns - d - dq);
 	}
+	if (th->func)
+		fn_switch(th, prev, now);
 	th->out_ns = now;
-	/* asleep, in a busy segment, not in a wait nor a recv (waiting for work) */
+	/* asleep, in a busy segment, not in a wait nor a recv (waiting for
+	 * work); a function-bracketed target counts its requests' own */
 	th->out_svc = prev->__state != 0 && th->wait_exit_ns && th->kind != SG_WAIT &&
-		      th->kind != SG_RECV;
+		      th->kind != SG_RECV && !th->func;
 	/* the thread leaves the CPU: a good moment to close an overdue window */
 	maybe_close(slot, now, 0, feed, SG_SCRATCH_PROG);
 	return 0;

@@ -165,6 +165,15 @@ static int set_config(struct bpf_object *obj, bool feed, __u32 hooks, int fentry
 	return bpf_map_update_elem(bpf_map__fd(m), &zero, &c, BPF_ANY) ? -errno : 0;
 }
 
+/* Is @prog one that target add attaches (a uprobe of --request), so that
+ * the load pins it unattached? */
+static bool is_uprobe(struct bpf_program *prog)
+{
+	const char *sec = bpf_program__section_name(prog);
+
+	return !strcmp(sec, "uprobe") || !strcmp(sec, "uretprobe");
+}
+
 /* what load_attach() made: the object, its links (attached, not pinned) */
 struct sc_loaded {
 	struct bpf_object *obj;
@@ -232,7 +241,7 @@ static int load_attach(bool feed, __u32 hooks, int fentry_err, struct sc_loaded 
 		goto fail;
 	*stage = "attach";
 	bpf_object__for_each_program(prog, l->obj) {
-		if (!bpf_program__autoload(prog))
+		if (!bpf_program__autoload(prog) || is_uprobe(prog))
 			continue;
 		l->links[l->nr_links] = bpf_program__attach(prog);
 		if (!l->links[l->nr_links]) {
@@ -253,6 +262,7 @@ fail:
 int do_load(int argc, char **argv)
 {
 	struct sc_loaded l = {};
+	struct bpf_program *prog;
 	struct bpf_map *map;
 	const char *mode = "auto", *hooks_arg = "auto", *stage;
 	char path[600], stage_dir[512] = "", stage_links[520] = "";
@@ -356,6 +366,17 @@ int do_load(int argc, char **argv)
 		}
 		if (++pins == stop_at)
 			raise(SIGSTOP);
+	}
+	/* the uprobe programs, unattached, for target add --request (uprobe.c) */
+	bpf_object__for_each_program(prog, l.obj) {
+		if (!is_uprobe(prog))
+			continue;
+		snprintf(path, sizeof(path), "%s/prog_%s", stage_links, bpf_program__name(prog));
+		err = bpf_program__pin(prog, path);
+		if (err) {
+			sc_err("cannot pin %s: %s", path, strerror(-err));
+			goto fail;
+		}
 	}
 	for (i = 0; i < l.nr_links; i++) {
 		const char *name = bpf_program__name(l.progs[i]);

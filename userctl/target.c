@@ -99,6 +99,7 @@ struct sc_targs {
 	__u32 slot;
 	bool has_setpoint, has_slo, has_margin, has_proto;
 	__u32 setpoint, slo_us, slo_q, slo_margin, proto;
+	const char *request;	/* --request BINARY:ENTRY[:EXIT] */
 };
 
 /* --proto's names, by enum slackgov_proto ("none" is thread's alias) */
@@ -110,6 +111,7 @@ static const char *const proto_names[SLACKGOV_PROTO_NR] = {
 	[SLACKGOV_PROTO_HTTP1]		= "http1",
 	[SLACKGOV_PROTO_HTTP2]		= "http2",
 	[SLACKGOV_PROTO_AUTO]		= "auto",
+	[SLACKGOV_PROTO_FUNC]		= "func",
 };
 
 const char *sc_proto_name(__u32 proto)
@@ -122,6 +124,8 @@ const char *sc_attribution(__u32 proto)
 {
 	if (proto == SLACKGOV_PROTO_THREAD)
 		return "thread";
+	if (proto == SLACKGOV_PROTO_FUNC)
+		return "function";
 	return proto == SLACKGOV_PROTO_CONN ? "connection" : "connection+parser";
 }
 
@@ -134,7 +138,7 @@ static int parse_proto(const char *cmd, const char *arg, __u32 *proto)
 		return 0;
 	}
 	for (i = 0; i < SLACKGOV_PROTO_NR; i++) {
-		if (!strcmp(arg, proto_names[i])) {
+		if (i != SLACKGOV_PROTO_FUNC && !strcmp(arg, proto_names[i])) {
 			*proto = i;
 			return 0;
 		}
@@ -193,8 +197,8 @@ static int parse_slo(const char *cmd, const char *arg, bool none_ok, __u32 *us, 
 static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 {
 	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--slot", "--setpoint", "--slo",
-					    "--slo-margin", "--proto" };
-	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_PROTO, O_NR };
+					    "--slo-margin", "--proto", "--request" };
+	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_PROTO, O_REQUEST, O_NR };
 	const struct sc_knob *sp = sc_knob_find("setpoint"), *mk = sc_knob_find("slo_margin");
 	const char *c = t_cmd[cmd];
 	unsigned long long v;
@@ -214,7 +218,7 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 		}
 		if (n > 1)
 			return sc_err("%s: ambiguous option '%s'", c, argv[0]);
-		if (o < 0 || (o == O_SLOT && cmd == SC_T_ADD) ||
+		if (o < 0 || (o == O_SLOT && cmd == SC_T_ADD) || (o == O_REQUEST && cmd != SC_T_ADD) ||
 		    ((o == O_SETPOINT || o == O_SLO || o == O_MARGIN || o == O_PROTO) && cmd == SC_T_DEL))
 			return sc_err("%s: unexpected '%s' (slackctl target help)", c, argv[0]);
 		if (argc < 2)
@@ -291,8 +295,15 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 				return -1;
 			a->has_proto = true;
 			break;
+		case O_REQUEST:
+			a->request = argv[1];
+			break;
 		}
 	}
+	if (a->request && a->has_proto)
+		return sc_err("%s: --request brackets requests by a function: not with --proto", c);
+	if (a->request)
+		a->proto = SLACKGOV_PROTO_FUNC;
 	if (!a->t.kind && !a->by_slot)
 		return sc_err(cmd == SC_T_ADD ? "%s: give --pid PID, --comm NAME or --cgroup PATH" :
 			      "%s: give --pid PID, --comm NAME, --cgroup { PATH | ID } or --slot SLOT", c);
@@ -521,9 +532,17 @@ static int target_add(int argc, char **argv)
 	v.slo_q = a.slo_q;
 	v.slo_margin = a.slo_margin;
 	v.proto = a.proto;
+	/* the probes first: a binary or symbol that is not there changes nothing */
+	if (a.request && sc_uprobe_attach(slot, a.t.kind == SLACKGOV_TARGET_PID ? (int)a.t.pid : -1,
+					  a.request)) {
+		close(fd);
+		return -1;
+	}
 	clear_window(slot);
 	if (bpf_map_update_elem(fd, &a.t.pid, &v, BPF_NOEXIST)) {
 		close(fd);
+		if (a.request)
+			sc_uprobe_detach(slot);
 		return sc_err("cannot add the target: %s", strerror(errno));
 	}
 	close(fd);
@@ -531,6 +550,8 @@ static int target_add(int argc, char **argv)
 		fd = sc_map_fd(kind_map[a.t.kind]);
 		bpf_map_delete_elem(fd, &a.t.pid);
 		close(fd);
+		if (a.request)
+			sc_uprobe_detach(slot);
 		return sc_err("cannot publish the target change: %s", strerror(errno));
 	}
 	print_target("added in", a.t.kind, &a.t, &v);
@@ -571,6 +592,7 @@ static int target_del(int argc, char **argv)
 		return sc_err("cannot delete the target: %s", strerror(errno));
 	bump_generation();
 	clear_window(v.slot);
+	sc_uprobe_detach(v.slot);	/* --request's probes, if any */
 	if (json_wtr) {
 		char text[300];
 
@@ -825,7 +847,7 @@ int do_target_help(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"Usage: slackctl target add TARGET [--setpoint VALUE] [--slo SLO [--slo-margin MARGIN]]\n"
-		"                           [--proto PROTO]\n"
+		"                           [--proto PROTO | --request BINARY:ENTRY[:EXIT]]\n"
 		"       slackctl target del TARGET_REF\n"
 		"       slackctl target set TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]\n"
 		"                           [--slo-margin MARGIN] [--proto PROTO]\n"
@@ -839,6 +861,8 @@ int do_target_help(int argc, char **argv)
 		"       PROTO := { thread | conn | resp | memcache | http1 | http2 | auto }   (default: thread;\n"
 		"                  none = thread: requests by the thread that reads; the others: by connection,\n"
 		"                  conn one per read, the rest parsed, auto by each connection's first bytes)\n"
+		"       --request: each call of function ENTRY of BINARY (to its return, or to EXIT's\n"
+		"                  entry) is a request: uprobes, attached until the target is deleted\n"
 		"Examples: slackctl target add --comm memcached --slo p99:2ms --proto memcache\n"
 		"          slackctl target set --comm memcached --slo-margin 40%%\n"
 		"          slackctl target set --slot 3 --slo none\n"

@@ -348,7 +348,8 @@ struct slackgov_target {
  * read that finds no request pending on its connection as one request;
  * RESP, MEMCACHE, HTTP1 and HTTP2 parse the bytes read and count each
  * request in them; AUTO picks one of those per connection from its first
- * bytes (else CONN).
+ * bytes (else CONN).  FUNC: a user function's entry and return bracket
+ * each request (uprobes that slackctl attaches: bpf/func.bpf.h).
  */
 enum slackgov_proto {
 	SLACKGOV_PROTO_THREAD	= 0,
@@ -358,6 +359,7 @@ enum slackgov_proto {
 	SLACKGOV_PROTO_HTTP1	= 4,
 	SLACKGOV_PROTO_HTTP2	= 5,
 	SLACKGOV_PROTO_AUTO	= 6,
+	SLACKGOV_PROTO_FUNC	= 7,
 	SLACKGOV_PROTO_NR
 };
 
