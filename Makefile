@@ -17,7 +17,7 @@ O		?= $(CURDIR)/build
 CACHE		?= $(CURDIR)/.cache
 
 # targets that need no kernel: setup is not run for them
-NOKERNEL_GOALS	:= help clean distclean docs setup uninstall dkms-uninstall
+NOKERNEL_GOALS	:= help clean distclean docs setup uninstall dkms-uninstall sim sim-build
 ifeq ($(KVER),)
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 # make runs setup to make this file when it is missing, then restarts
@@ -82,6 +82,7 @@ help:
 	@echo '  check-host   host tests only      check-guest  guest tests only'
 	@echo '  demo         the governor on its demo workload, with a report'
 	@echo '  bench        the evaluation matrix (long)'
+	@echo '  sim          the control law in the simulator: $(O)/sim/results.json, tables'
 	@echo '  docs         copy the DOC blocks into Documentation/ (scripts/doc-sync)'
 	@echo '  install      slackctl, BPF objects, unit, man page (DESTDIR=, PREFIX=)'
 	@echo '  uninstall    remove what install laid out'
@@ -217,6 +218,42 @@ demo: all
 
 bench: all
 	$(Q)selftests/bench/run
+
+# ---- the simulator (sim/, Documentation/simulation.rst) ----------------------------
+# kmod/control.c unchanged, built as selftests/governor/host-control.sh
+# builds it (user space, the unit test's shim), linked with the simulator.
+# "make sim" runs sim/cells/*.cells (SIM_CELLS= a subset, SIM_JOBS= the
+# parallel runs, default the CPUs) into $(O)/sim/: one JSON object per
+# cell, results.json, and the tables Documentation/simulation.rst includes.
+.PHONY: sim sim-build
+SIM_SHIM	:= selftests/governor/unit/shim
+SIM_INC		:= -I$(SIM_SHIM) -Iinclude/uapi -Ikmod
+SIM_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wno-missing-field-initializers -D_GNU_SOURCE $(SIM_INC)
+SIM_CONTROL_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
+	$(SIM_INC)
+SIM_OBJS	:= $(patsubst sim/%.c,$(O)/sim/obj/%.o,$(wildcard sim/*.c)) $(O)/sim/obj/control.o
+SIM_DEPS	:= $(wildcard sim/*.h) kmod/control.h include/uapi/slackgov.h \
+	$(wildcard $(SIM_SHIM)/linux/*.h)
+
+sim-build: $(O)/sim/sgsim
+
+$(O)/sim/obj/control.o: kmod/control.c $(SIM_DEPS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SIM_CONTROL_CFLAGS) -c $< -o $@
+
+$(O)/sim/obj/%.o: sim/%.c $(SIM_DEPS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(SIM_CFLAGS) -c $< -o $@
+
+$(O)/sim/sgsim: $(SIM_OBJS)
+	$(call msg,LD,$@)
+	$(Q)$(CC) $^ -lm -o $@
+
+sim: $(O)/sim/sgsim
+	$(Q)O=$(O) SIM_CELLS="$(SIM_CELLS)" SIM_JOBS="$(SIM_JOBS)" sim/run
 
 # the DOC blocks' copies in Documentation/ (readers without sphinx)
 docs:

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * bpfside.c - the BPF side's windows, as Documentation/metrics.rst defines
+ * them and bpf/ computes them: slack from the workers' completed wait and
+ * busy segments, cv from the recvs' intervals (a batch read is its gap and
+ * k - 1 zeros), util from on-CPU time counted whole at switch-out, the CPUs
+ * run on, per-request latency (queueing, service) into the window's and
+ * the recent two-half histogram, nr_over against the budget the module
+ * returned.  Each closed window is one struct slackgov_sample, handed to the
+ * governor's report() as slackgov_report() is.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <slackgov.h>
+#include "sim.h"
+
+/* bpf/intervals.bpf.h */
+#define IV_MAX_US	1000000ULL
+#define CV_MIN_RECVS	2
+#define CV_SPAN_NS	1000000000ULL
+/* bpf/latency.bpf.h */
+#define LAT_HALF_REQS	((uint64_t)SLACKGOV_LAT_RECENT_REQS / 2)
+#define LAT_HALF_NS	(SLACKGOV_LAT_RECENT_MS * 1000000ULL / 2)
+#define LAT_FP		256ULL
+
+struct bpf_tgt {
+	uint64_t start_ns, seq;
+	uint64_t nr_send, nr_recv, nr_req, nr_wait, nr_workers;
+	uint64_t blocked_ns, busy_ns, oncpu_ns;
+	uint64_t cpus[SLACKGOV_CPU_WORDS], last_cpus[SLACKGOV_CPU_WORDS];
+	uint64_t last_recv_ns, recv_sum_us, recv_sq_us2;
+	uint64_t cv_reqs, cv_recvs, cv_sum_us, cv_sq_us2, cv_start_ns, cv_idle_ns, last_cv;
+	uint64_t lat_win[SLACKGOV_LAT_BUCKETS];
+	uint64_t lat_n, lat_over, lat_queue_ns, lat_svc_ns;
+	uint64_t lat_recent[2][SLACKGOV_LAT_BUCKETS];
+	uint64_t lat_rn[2], lat_rstart_ns[2];
+	unsigned int lat_rcur;
+	uint64_t lat_q_us, budget_ns;
+	uint64_t *worker_seq;	/* per thread: the window it last counted as a worker in */
+};
+
+static uint64_t ns(double t)
+{
+	return (uint64_t)llround(t * 1e9);
+}
+
+void bpf_init(struct sim *s, struct target *t)
+{
+	struct bpf_tgt *b = calloc(1, sizeof(*b));
+
+	b->worker_seq = calloc(s->nthreads ? s->nthreads : 4096, sizeof(uint64_t));
+	b->start_ns = 0;
+	t->bpf = b;
+}
+
+void bpf_free(struct target *t)
+{
+	struct bpf_tgt *b = t->bpf;
+
+	if (!b)
+		return;
+	free(b->worker_seq);
+	free(b);
+	t->bpf = NULL;
+}
+
+static void add_interval(uint64_t *last, uint64_t now, uint64_t *sum, uint64_t *sq)
+{
+	uint64_t prev = *last, iv;
+
+	*last = now;
+	if (!prev || now <= prev)
+		return;
+	iv = (now - prev) / 1000;
+	if (iv > IV_MAX_US)
+		iv = IV_MAX_US;
+	*sum += iv;
+	*sq += iv * iv;
+}
+
+/* a recv that returned @nreq requests (one call) */
+void bpf_recv(struct sim *s, struct target *t, struct thread *th, int nreq)
+{
+	struct bpf_tgt *b = t->bpf;
+
+	b->nr_recv++;
+	add_interval(&b->last_recv_ns, ns(s->now), &b->recv_sum_us, &b->recv_sq_us2);
+}
+
+/* a wait that @th entered at @from returned with events (count_wait()) */
+void bpf_wait_return(struct sim *s, struct target *t, struct thread *th, double from)
+{
+	struct bpf_tgt *b = t->bpf;
+	uint64_t now = ns(s->now), d = now - ns(from), ws = b->start_ns;
+
+	b->nr_wait++;
+	if (ws && now - d < ws)
+		d = now > ws ? now - ws : 0;
+	b->blocked_ns += d;
+	if (b->worker_seq[th->id] != b->seq + 1) {
+		b->worker_seq[th->id] = b->seq + 1;
+		b->nr_workers++;
+	}
+}
+
+/* @th enters a wait: its busy segment ends (end_busy()) */
+void bpf_wait_enter(struct sim *s, struct target *t, struct thread *th)
+{
+	struct bpf_tgt *b = t->bpf;
+	uint64_t at = ns(s->now), from;
+
+	if (!th->busy_from)
+		return;
+	from = ns(th->busy_from);
+	th->busy_from = 0;
+	if (b->start_ns > from)
+		from = b->start_ns;
+	if (at > from)
+		b->busy_ns += at - from;
+}
+
+/* the send that answers @r: counted, timed (lat_add()) */
+void bpf_answer(struct sim *s, struct target *t, struct req *r)
+{
+	struct bpf_tgt *b = t->bpf;
+	uint64_t now = ns(s->now), arr = ns(r->arr), rd = ns(r->read), lat;
+	unsigned int k;
+
+	b->nr_send++;
+	b->nr_req++;
+	if (arr > rd || rd > now)
+		return;
+	lat = now - arr;
+	k = slackgov_lat_bucket(lat / 1000);
+	if (k >= SLACKGOV_LAT_BUCKETS)
+		k = SLACKGOV_LAT_BUCKETS - 1;
+	if (b->budget_ns && lat > b->budget_ns)
+		b->lat_over++;
+	b->lat_win[k]++;
+	b->lat_n++;
+	b->lat_queue_ns += rd - arr;
+	b->lat_svc_ns += now - rd;
+}
+
+/* @th left the CPU after running @ran seconds: the run counts whole in this window */
+void bpf_switch_out(struct sim *s, struct target *t, struct thread *th, double ran)
+{
+	struct bpf_tgt *b = t->bpf;
+
+	b->oncpu_ns += ns(ran);
+	bpf_ran_on(s, t, th->cpu);
+}
+
+void bpf_ran_on(struct sim *s, struct target *t, int cpu)
+{
+	struct bpf_tgt *b = t->bpf;
+
+	b->cpus[cpu / 64] |= 1ULL << (cpu % 64);
+}
+
+/* batch_cv() of bpf/intervals.bpf.h */
+static uint64_t batch_cv(struct bpf_tgt *b, uint64_t wstart, uint64_t nreq, uint64_t nrecv,
+			 uint64_t rsum, uint64_t rsq, uint64_t now)
+{
+	uint64_t n, m_ns, var, cv;
+
+	if (!nreq && !nrecv) {
+		b->cv_reqs = b->cv_recvs = b->cv_sum_us = b->cv_sq_us2 = b->cv_start_ns = 0;
+		if (!b->cv_idle_ns)
+			b->cv_idle_ns = wstart;
+		else if (now - b->cv_idle_ns >= CV_SPAN_NS)
+			b->last_cv = 0;
+		return 0;
+	}
+	b->cv_idle_ns = 0;
+	if (!b->cv_start_ns)
+		b->cv_start_ns = wstart;
+	b->cv_reqs += nreq > nrecv ? nreq : nrecv;
+	b->cv_recvs += nrecv;
+	b->cv_sum_us += rsum;
+	b->cv_sq_us2 += rsq;
+	if (b->cv_recvs < CV_MIN_RECVS && now - b->cv_start_ns < CV_SPAN_NS)
+		return b->last_cv;
+	n = b->cv_reqs;
+	cv = 0;
+	if (b->cv_sum_us && n) {
+		m_ns = b->cv_sum_us * 1000 / n;
+		var = b->cv_sq_us2 / n;
+		var = var > m_ns * m_ns / 1000000 ? var - m_ns * m_ns / 1000000 : 0;
+		if (m_ns)
+			cv = (uint64_t)sqrtl((long double)var) * 1000000 / m_ns;
+	}
+	if (cv > SLACKGOV_CV_MAX)
+		cv = SLACKGOV_CV_MAX;
+	b->cv_reqs = b->cv_recvs = b->cv_sum_us = b->cv_sq_us2 = b->cv_start_ns = 0;
+	b->last_cv = cv;
+	return cv;
+}
+
+/* the percentile at @rank (LAT_FP units) of histogram @h, + 1 us; 0 if not reached */
+static uint64_t pctl(const uint64_t *h, const uint64_t *h2, uint64_t rank)
+{
+	uint64_t cum = 0;
+	unsigned int i;
+
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++) {
+		uint64_t c = (h[i] + (h2 ? h2[i] : 0)) * LAT_FP;
+
+		if (cum < rank && rank <= cum + c)
+			return 1 + slackgov_lat_interp(i, rank, cum, c);
+		cum += c;
+	}
+	return 0;
+}
+
+/* lat_close(): the window's latency figures into @smp, the histograms folded */
+static void lat_close(struct bpf_tgt *b, struct target *t, struct slackgov_sample *smp,
+		      uint64_t now)
+{
+	uint64_t n = b->lat_n, over = b->lat_over, q, out;
+	unsigned int k, i;
+
+	q = t->slo_us && t->slo_q ? t->slo_q : SLACKGOV_Q_DEFAULT;
+	smp->budget_us = b->budget_ns / 1000;
+	smp->queue_us = n ? b->lat_queue_ns / n / 1000 : 0;
+	smp->svc_us = n ? b->lat_svc_ns / n / 1000 : 0;
+	b->lat_n = b->lat_over = b->lat_queue_ns = b->lat_svc_ns = 0;
+	if (!n) {
+		smp->lat_q_us = b->lat_q_us;
+		return;
+	}
+	k = b->lat_rcur & 1;
+	if (!b->lat_rstart_ns[k] || now - b->lat_rstart_ns[k] >= LAT_HALF_NS ||
+	    b->lat_rn[k] >= LAT_HALF_REQS) {
+		k ^= 1;
+		memset(b->lat_recent[k], 0, sizeof(b->lat_recent[k]));
+		b->lat_rcur = k;
+		b->lat_rn[k] = 0;
+		b->lat_rstart_ns[k] = now;
+	}
+	b->lat_rn[k] += n;
+	if (b->lat_rn[k ^ 1] && now - b->lat_rstart_ns[k ^ 1] >= 2 * LAT_HALF_NS) {
+		memset(b->lat_recent[k ^ 1], 0, sizeof(b->lat_recent[k ^ 1]));
+		b->lat_rn[k ^ 1] = 0;
+	}
+	for (i = 0; i < SLACKGOV_LAT_BUCKETS; i++)
+		b->lat_recent[k][i] += b->lat_win[i];
+	out = pctl(b->lat_win, NULL, q * n * LAT_FP / SLACKGOV_Q_ONE);
+	smp->lat_win_us = out ? out - 1 : 0;
+	out = pctl(b->lat_recent[0], b->lat_recent[1],
+		   q * (b->lat_rn[0] + b->lat_rn[1]) * LAT_FP / SLACKGOV_Q_ONE);
+	smp->lat_q_us = out ? out - 1 : 0;
+	b->lat_q_us = smp->lat_q_us;
+	smp->nr_lat = n;
+	smp->nr_over = over < n ? over : n;
+	memset(b->lat_win, 0, sizeof(b->lat_win));
+}
+
+/* the window of @t closes (maybe_close()): the sample, to the governor's report() */
+void bpf_window(struct sim *s, struct target *t)
+{
+	struct bpf_tgt *b = t->bpf;
+	struct slackgov_sample smp;
+	uint64_t now = ns(s->now), len, denom, cpus_any = 0;
+	unsigned int i;
+
+	if (!b->start_ns) {
+		b->start_ns = now;
+		return;
+	}
+	len = now - b->start_ns;
+	memset(&smp, 0, sizeof(smp));
+	smp.size = sizeof(smp);
+	smp.version = SLACKGOV_ABI_VERSION;
+	smp.target = t->id;
+	smp.seq = ++b->seq;
+	smp.end_ns = now;
+	smp.len_ns = len;
+	denom = b->blocked_ns + b->busy_ns;
+	if (denom)
+		smp.slack = b->blocked_ns >= denom ? SLACKGOV_ONE : b->blocked_ns * SLACKGOV_ONE / denom;
+	else
+		smp.slack = b->nr_send || b->nr_recv ? 0 : SLACKGOV_ONE;
+	smp.rps = b->nr_req * 1000000000ULL / len;
+	smp.util = b->oncpu_ns * SLACKGOV_ONE / len;
+	smp.cv = batch_cv(b, b->start_ns, b->nr_req, b->nr_recv, b->recv_sum_us, b->recv_sq_us2,
+			  now);
+	smp.nr_req = b->nr_req;
+	smp.nr_recv = b->nr_recv;
+	smp.nr_wait = b->nr_wait;
+	if (!b->nr_send && !b->nr_recv)
+		smp.flags |= SLACKGOV_SAMPLE_IDLE;
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+		cpus_any |= b->cpus[i];
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
+		if (cpus_any)
+			b->last_cpus[i] = b->cpus[i];
+		smp.cpus[i] = b->last_cpus[i];
+		b->cpus[i] = 0;
+	}
+	smp.slo_us = t->slo_us;
+	smp.slo_q = t->slo_us ? t->slo_q : 0;
+	smp.slo_margin = t->margin;
+	lat_close(b, t, &smp, now);
+	b->start_ns = now;
+	b->nr_send = b->nr_recv = b->nr_req = b->nr_wait = b->nr_workers = 0;
+	b->blocked_ns = b->busy_ns = b->oncpu_ns = 0;
+	b->recv_sum_us = b->recv_sq_us2 = 0;
+	cpus_any = 0;
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+		cpus_any |= smp.cpus[i];
+	if (cpus_any && s->gov->report) {
+		uint32_t ret = s->gov->report(s, &smp);
+
+		b->budget_ns = (uint64_t)ret * 1000;
+	}
+}
