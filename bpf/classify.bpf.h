@@ -18,6 +18,8 @@ struct sg_match {		/* what classify() found */
 	__u32 slo_q;
 	__u32 slo_margin;
 	__u32 proto;		/* SLACKGOV_PROTO_* */
+	__u32 tflags;		/* SLACKGOV_TARGET_F_* */
+	__u32 pad;
 	__u64 kind;		/* SLACKGOV_TARGET_* */
 	__u64 key[2];		/* the key it matched in that map */
 };
@@ -60,6 +62,7 @@ found:
 	m->slo_q = t->slo_us ? t->slo_q : 0;
 	m->slo_margin = t->slo_us ? t->slo_margin : 0;
 	m->proto = t->proto < SLACKGOV_PROTO_NR ? t->proto : SLACKGOV_PROTO_THREAD;
+	m->tflags = t->flags;
 	m->slot = t->slot < SLACKGOV_MAX_TARGETS ? t->slot : SG_NO_SLOT;
 }
 
@@ -148,8 +151,10 @@ static __always_inline struct sg_thread *thread_state(bool create)
 	classify(task, &m);
 	__builtin_memset(th, 0, sizeof(*th));	/* a new verdict starts a new state */
 	th->slot = m.slot;
+	th->tls = m.slot != SG_NO_SLOT && (m.tflags & SLACKGOV_TARGET_F_TLS) &&
+		  m.proto != SLACKGOV_PROTO_THREAD && m.proto != SLACKGOV_PROTO_FUNC;
 	th->conn = m.slot != SG_NO_SLOT && m.proto != SLACKGOV_PROTO_THREAD &&
-		   m.proto != SLACKGOV_PROTO_FUNC;
+		   m.proto != SLACKGOV_PROTO_FUNC && !th->tls;
 	th->func = m.slot != SG_NO_SLOT && m.proto == SLACKGOV_PROTO_FUNC;
 	th->generation = gen;
 	th->rt_ns = task->se.sum_exec_runtime;	/* on-CPU time counts from now */

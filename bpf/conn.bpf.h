@@ -70,7 +70,8 @@
 
 struct sg_conn_key {
 	__u32 tgid;
-	__s32 fd;
+	__s32 fd;		/* -1 for a TLS connection (tls.bpf.h) */
+	__u64 ssl;		/* ... then its SSL object's address, else 0 */
 };
 
 struct sg_conn {		/* conns map value */
@@ -101,21 +102,21 @@ struct {
 
 #define SG_CR(i)	((i) & (SG_CONN_REQS - 1))
 
-/* The current thread's connection @fd (its socket's @cookie), created or
- * started afresh (another socket on that fd) for a read. */
-static __always_inline struct sg_conn *conn_get(__s32 fd, __u64 cookie, __u32 proto, bool create)
+/* The connection @k (its socket's @cookie), created or started afresh
+ * (another socket on that fd) for a read. */
+static __always_inline struct sg_conn *conn_get(struct sg_conn_key *k, __u64 cookie, __u32 proto,
+						bool create)
 {
-	struct sg_conn_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .fd = fd };
-	struct sg_conn *c = bpf_map_lookup_elem(&conns, &k), *z;
+	struct sg_conn *c = bpf_map_lookup_elem(&conns, k), *z;
 	__u32 zero = 0;
 
 	if (!create || (c && c->cookie == cookie))
 		return c;
 	if (!c) {
 		z = bpf_map_lookup_elem(&conn_zero, &zero);
-		if (!z || bpf_map_update_elem(&conns, &k, z, BPF_NOEXIST))
+		if (!z || bpf_map_update_elem(&conns, k, z, BPF_NOEXIST))
 			return NULL;
-		c = bpf_map_lookup_elem(&conns, &k);
+		c = bpf_map_lookup_elem(&conns, k);
 		if (!c)
 			return NULL;
 	}
@@ -163,9 +164,11 @@ static __always_inline __u64 conn_arrival(const struct sg_thread *th, __u32 seq)
 	return th->rd_last_ns;
 }
 
-/* Parse this call's @len bytes at th->ubuf for @c's protocol; queue the
- * requests that start in them. */
-static __always_inline void conn_parse(struct sg_thread *th, struct sg_conn *c, __u32 ret)
+/* Parse the @ret bytes read into @ubuf (@ubuf_len: the part that is one
+ * buffer) for @c's protocol; queue the requests that start in them, read at
+ * @rd, each dated by the byte map (@arr 0) or all by @arr. */
+static __always_inline void conn_parse(struct sg_thread *th, struct sg_conn *c, __u64 ubuf,
+				       __u32 ubuf_len, __u32 ret, __u64 arr, __u64 rd)
 {
 	struct sg_parse *p;
 	__u32 zero = 0, i, n, seq0 = th->lat_seq1 - ret;
@@ -182,9 +185,9 @@ static __always_inline void conn_parse(struct sg_thread *th, struct sg_conn *c, 
 	}
 	p->proto = c->proto;
 	p->off = p->base = p->blen = 0;
-	p->len = ret < th->ubuf_len ? ret : th->ubuf_len;
+	p->len = ret < ubuf_len ? ret : ubuf_len;
 	p->nstart = p->total = 0;
-	p->ubuf = th->ubuf;
+	p->ubuf = ubuf;
 	bpf_loop(SG_PARSE_STEPS, parse_step, NULL, 0);
 	/* bytes not parsed (past the first iovec, or the steps ran out):
 	 * inside a payload they are passed over, else the place is lost */
@@ -200,12 +203,12 @@ static __always_inline void conn_parse(struct sg_thread *th, struct sg_conn *c, 
 	for (i = 0; i < SG_PARSE_STARTS; i++) {
 		if (i >= n)
 			break;
-		conn_push(c, conn_arrival(th, seq0 + p->start[i & (SG_PARSE_STARTS - 1)]), th->rd_ns);
+		conn_push(c, arr ?: conn_arrival(th, seq0 + p->start[i & (SG_PARSE_STARTS - 1)]), rd);
 	}
 	if (p->total > n) {		/* the rest: dated by the newest byte */
 		c->extra += p->total - n;
-		c->last_arr = th->rd_last_ns;
-		c->last_rd = th->rd_ns;
+		c->last_arr = arr ?: th->rd_last_ns;
+		c->last_rd = rd;
 	}
 }
 
@@ -237,35 +240,44 @@ static __always_inline void conn_enter(struct sg_thread *th, struct pt_regs *reg
 }
 
 /* A recv of @th (per-connection target) returned @ret > 0 bytes. */
-static __always_inline void conn_recv(struct sg_thread *th, __u32 proto, long ret)
+/* @ret > 0 bytes were read into @ubuf (@ubuf_len) on connection @c at @rd,
+ * the first of them arrived at @arr (0: the byte map dates each). */
+static __always_inline void conn_read(struct sg_thread *th, struct sg_conn *c, __u64 ubuf,
+				      __u32 ubuf_len, long ret, __u64 arr, __u64 rd)
 {
-	struct sg_conn *c;
 	__u32 w = 0;
 
-	if (!th->rd_ns)
-		return;			/* not a TCP read */
-	c = conn_get(th->fd, th->rd_ck, proto, true);
-	if (!c)
-		return;
 	if (c->proto == SLACKGOV_PROTO_AUTO) {
-		if (ret < 4 || th->ubuf_len < 4 || bpf_probe_read_user(&w, 4, (void *)th->ubuf))
+		if (ret < 4 || ubuf_len < 4 || bpf_probe_read_user(&w, 4, (void *)ubuf))
 			c->proto = SLACKGOV_PROTO_CONN;
 		else
 			c->proto = proto_guess(w);
 	}
 	if (c->proto == SLACKGOV_PROTO_CONN) {
 		if (!c->n && !c->extra)
-			conn_push(c, th->rd_arr_ns, th->rd_ns);
+			conn_push(c, arr ?: th->rd_arr_ns, rd);
 		return;
 	}
-	conn_parse(th, c, (__u32)ret);
+	conn_parse(th, c, ubuf, ubuf_len, (__u32)ret, arr, rd);
 }
 
-/* A send of @th on its fd returned data at @now: time and count what its
- * connection has queued. */
-static __always_inline void conn_answer(struct sg_thread *th, struct sg_acc *a, __u64 now)
+static __always_inline void conn_recv(struct sg_thread *th, __u32 proto, long ret)
 {
-	struct sg_conn *c = conn_get(th->fd, 0, 0, false);
+	struct sg_conn_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .fd = th->fd };
+	struct sg_conn *c;
+
+	if (!th->rd_ns)
+		return;			/* not a TCP read */
+	c = conn_get(&k, th->rd_ck, proto, true);
+	if (c)
+		conn_read(th, c, th->ubuf, th->ubuf_len, ret, 0, th->rd_ns);
+}
+
+/* A send on connection @k returned data at @now: time and count what the
+ * connection has queued. */
+static __always_inline void conn_answer_key(struct sg_conn_key *k, struct sg_acc *a, __u64 now)
+{
+	struct sg_conn *c = conn_get(k, 0, 0, false);
 	__u64 extra;
 	__u32 i, n;
 
@@ -285,11 +297,19 @@ static __always_inline void conn_answer(struct sg_thread *th, struct sg_acc *a, 
 	__sync_fetch_and_add(&a->nr_req, n + extra);
 }
 
+/* A send of @th on its fd returned data at @now. */
+static __always_inline void conn_answer(struct sg_thread *th, struct sg_acc *a, __u64 now)
+{
+	struct sg_conn_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .fd = th->fd };
+
+	conn_answer_key(&k, a, now);
+}
+
 /* A TCP socket that a per-connection target read leaves the established
  * states: its connection entry goes (@sk's storage names it). */
 static __always_inline void conn_closed(struct sock *sk, int newstate)
 {
-	struct sg_conn_key k;
+	struct sg_conn_key k = {};
 	struct sg_conn *c;
 	struct sg_sock *ss;
 

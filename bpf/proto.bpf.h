@@ -320,10 +320,14 @@ static __always_inline void http1_step(struct sg_parse *p, struct sg_pstate *s, 
 
 static __always_inline void http2_step(struct sg_parse *p, struct sg_pstate *s, __u8 c)
 {
-	if (!s->flags) {		/* the connection's first bytes */
+	/* the connection's first bytes, or a frame that would be 5 MB long:
+	 * the preface of a new connection (a TLS connection's key, its SSL
+	 * object's address, may be reused): this byte and 23 more */
+	if (!s->flags || (!s->tok && c == 'P')) {
 		s->flags = 1;
-		if (c == 'P') {		/* the preface: this byte and 23 more */
+		if (c == 'P') {
 			s->skip = SG_H2_PREFACE_LEN - 1;
+			s->max_sid = 0;
 			return;
 		}
 	}

@@ -311,7 +311,12 @@ struct sg_thread {		/* per thread: cached verdict and wait state */
 	__u64 fn_off_ns;	/* ... and the thread's off-CPU time and */
 	__u64 fn_rq_ns;		/* ... run-queue wait then */
 	__u32 fn_depth;		/* ... nested calls of the function */
-	__u32 pad1;
+	__u32 tls;		/* tls.bpf.h: requests read at SSL_read */
+	__u64 tls_ssl, tls_buf;	/* ... the SSL_read in progress: its SSL and buffer */
+	__u64 tls_nread;	/* ... SSL_read_ex's count's address */
+	__u64 tls_t0;		/* ... its entry (0: none) */
+	__u64 tls_arr;		/* ... the first byte's arrival of its socket read */
+	__u64 tls_wssl;		/* ... the SSL_write in progress: its SSL */
 	__u64 wait_exit_ns;	/* when its last wait returned (0: none yet) */
 	__u64 slept;		/* sched_switch: it slept in the recv in progress */
 	/* latency.bpf.h: the request this thread read and has not answered */
@@ -516,6 +521,7 @@ static __always_inline __u64 run_delay(struct task_struct *p)
 #include "idle.bpf.h"
 #include "classify.bpf.h"
 #include "func.bpf.h"
+#include "tls.bpf.h"
 
 /*
  * A syscall @id of the current thread starts; @regs: its user registers.
@@ -573,7 +579,7 @@ static __always_inline int on_exit(struct sg_thread *th, long ret, const bool fe
 			__sync_fetch_and_add(&a->nr_send, 1);
 			if (th->conn) {
 				conn_answer(th, a, now);
-			} else if (!th->func) {
+			} else if (!th->func && !th->tls) {
 				__sync_fetch_and_add(&a->nr_req, 1);
 				lat_answer(th, a, now);
 			}
@@ -586,6 +592,10 @@ static __always_inline int on_exit(struct sg_thread *th, long ret, const bool fe
 			if (th->conn) {
 				conn_recv(th, a->proto, ret);
 				th->rd_ns = 0;
+			} else if (th->tls) {
+				/* inside SSL_read: its request's arrival */
+				if (th->tls_t0 && !th->tls_arr && th->rd_ns)
+					th->tls_arr = th->rd_arr_ns;
 			} else if (!th->func) {
 				lat_recv_done(th);
 			}

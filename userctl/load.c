@@ -87,13 +87,6 @@ static long stop_after_pins(void)
 	return s ? strtol(s, NULL, 10) : -1;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t a = strlen(s), b = strlen(suffix);
-
-	return a >= b && !strcmp(s + a - b, suffix);
-}
-
 /*
  * --hooks: which programs see the syscalls (bpf/slackgov.bpf.c, DOC
  * "hooks").  auto tries fentry/fexit on the watched syscalls, then the
@@ -356,7 +349,7 @@ int do_load(int argc, char **argv)
 		goto fail;
 	}
 	bpf_object__for_each_map(map, l.obj) {
-		if (ends_with(bpf_map__name(map), ".bss") || ends_with(bpf_map__name(map), ".rodata"))
+		if (bpf_map__is_internal(map))	/* .bss, .rodata, .rodata.cst16, ...: not pinned */
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", stage_dir, bpf_map__name(map));
 		err = bpf_map__pin(map, path);

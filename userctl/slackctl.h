@@ -68,7 +68,8 @@ const char *sc_proto_name(__u32 proto);
 /* uprobe.c: target add --request */
 int sc_uprobe_attach(__u32 slot, int pid, const char *spec);
 void sc_uprobe_detach(__u32 slot);
-const char *sc_attribution(__u32 proto);
+int sc_tls_attach(__u32 slot, int pid, const char *lib);
+const char *sc_attribution(const struct slackgov_target *v);
 const char *sc_hooks_text(__u32 hooks, __u32 fentry_errno, char *buf, size_t len);
 /* load.c: the pinned sg_config as loaded (0, or -1 when it cannot be read) */
 int sc_bpf_config(struct slackgov_bpf_config *c);

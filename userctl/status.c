@@ -300,7 +300,8 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
 		sc_json_margin(v->slo_margin);
 		jsonw_string_field(json_wtr, "proto", sc_proto_name(v->proto));
-		jsonw_string_field(json_wtr, "attribution", sc_attribution(v->proto));
+		jsonw_bool_field(json_wtr, "tls", v->flags & SLACKGOV_TARGET_F_TLS);
+		jsonw_string_field(json_wtr, "attribution", sc_attribution(v));
 		json_interval(&iv);
 		json_window(w, age);
 		jsonw_uint_field(json_wtr, "windows", wk->st->head);

@@ -100,6 +100,7 @@ struct sc_targs {
 	bool has_setpoint, has_slo, has_margin, has_proto;
 	__u32 setpoint, slo_us, slo_q, slo_margin, proto;
 	const char *request;	/* --request BINARY:ENTRY[:EXIT] */
+	const char *tls;	/* --tls LIBSSL */
 };
 
 /* --proto's names, by enum slackgov_proto ("none" is thread's alias) */
@@ -120,8 +121,12 @@ const char *sc_proto_name(__u32 proto)
 }
 
 /* what a target's requests are bracketed by (bpf/conn.bpf.h) */
-const char *sc_attribution(__u32 proto)
+const char *sc_attribution(const struct slackgov_target *v)
 {
+	__u32 proto = v->proto;
+
+	if (v->flags & SLACKGOV_TARGET_F_TLS)
+		return "tls+parser";
 	if (proto == SLACKGOV_PROTO_THREAD)
 		return "thread";
 	if (proto == SLACKGOV_PROTO_FUNC)
@@ -197,8 +202,9 @@ static int parse_slo(const char *cmd, const char *arg, bool none_ok, __u32 *us, 
 static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 {
 	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--slot", "--setpoint", "--slo",
-					    "--slo-margin", "--proto", "--request" };
-	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_PROTO, O_REQUEST, O_NR };
+					    "--slo-margin", "--proto", "--request", "--tls" };
+	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_PROTO, O_REQUEST, O_TLS,
+	       O_NR };
 	const struct sc_knob *sp = sc_knob_find("setpoint"), *mk = sc_knob_find("slo_margin");
 	const char *c = t_cmd[cmd];
 	unsigned long long v;
@@ -218,7 +224,8 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 		}
 		if (n > 1)
 			return sc_err("%s: ambiguous option '%s'", c, argv[0]);
-		if (o < 0 || (o == O_SLOT && cmd == SC_T_ADD) || (o == O_REQUEST && cmd != SC_T_ADD) ||
+		if (o < 0 || (o == O_SLOT && cmd == SC_T_ADD) ||
+		    ((o == O_REQUEST || o == O_TLS) && cmd != SC_T_ADD) ||
 		    ((o == O_SETPOINT || o == O_SLO || o == O_MARGIN || o == O_PROTO) && cmd == SC_T_DEL))
 			return sc_err("%s: unexpected '%s' (slackctl target help)", c, argv[0]);
 		if (argc < 2)
@@ -298,8 +305,14 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 		case O_REQUEST:
 			a->request = argv[1];
 			break;
+		case O_TLS:
+			a->tls = argv[1];
+			break;
 		}
 	}
+	if (a->tls && (!a->has_proto || a->proto == SLACKGOV_PROTO_THREAD || a->request))
+		return sc_err("%s: --tls reads the requests at SSL_read: give the protocol too (--proto http2, http1, resp, auto, ...; not thread, not with --request)",
+			      c);
 	if (a->request && a->has_proto)
 		return sc_err("%s: --request brackets requests by a function: not with --proto", c);
 	if (a->request)
@@ -486,6 +499,7 @@ static void print_target(const char *verb, int kind, const struct sc_tkey *t,
 		jsonw_uint_field(json_wtr, "slo_q", v->slo_q);
 		sc_json_margin(v->slo_margin);
 		jsonw_string_field(json_wtr, "proto", sc_proto_name(v->proto));
+		jsonw_bool_field(json_wtr, "tls", v->flags & SLACKGOV_TARGET_F_TLS);
 		jsonw_end_object(json_wtr);
 	} else {
 		printf("target %s %s: %s slot %u, setpoint %u, slo %s%s%s, proto %s\n", kind_name[kind],
@@ -532,17 +546,18 @@ static int target_add(int argc, char **argv)
 	v.slo_q = a.slo_q;
 	v.slo_margin = a.slo_margin;
 	v.proto = a.proto;
+	v.flags = a.tls ? SLACKGOV_TARGET_F_TLS : 0;
 	/* the probes first: a binary or symbol that is not there changes nothing */
-	if (a.request && sc_uprobe_attach(slot, a.t.kind == SLACKGOV_TARGET_PID ? (int)a.t.pid : -1,
-					  a.request)) {
+	if ((a.request && sc_uprobe_attach(slot, a.t.kind == SLACKGOV_TARGET_PID ? (int)a.t.pid : -1,
+					   a.request)) ||
+	    (a.tls && sc_tls_attach(slot, a.t.kind == SLACKGOV_TARGET_PID ? (int)a.t.pid : -1, a.tls))) {
 		close(fd);
 		return -1;
 	}
 	clear_window(slot);
 	if (bpf_map_update_elem(fd, &a.t.pid, &v, BPF_NOEXIST)) {
 		close(fd);
-		if (a.request)
-			sc_uprobe_detach(slot);
+		sc_uprobe_detach(slot);
 		return sc_err("cannot add the target: %s", strerror(errno));
 	}
 	close(fd);
@@ -550,8 +565,7 @@ static int target_add(int argc, char **argv)
 		fd = sc_map_fd(kind_map[a.t.kind]);
 		bpf_map_delete_elem(fd, &a.t.pid);
 		close(fd);
-		if (a.request)
-			sc_uprobe_detach(slot);
+		sc_uprobe_detach(slot);
 		return sc_err("cannot publish the target change: %s", strerror(errno));
 	}
 	print_target("added in", a.t.kind, &a.t, &v);
@@ -794,6 +808,7 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 		jsonw_string_field(json_wtr, "slo", slo);
 		sc_json_margin(v->slo_margin);
 		jsonw_string_field(json_wtr, "proto", sc_proto_name(v->proto));
+		jsonw_bool_field(json_wtr, "tls", v->flags & SLACKGOV_TARGET_F_TLS);
 		if (kind == SLACKGOV_TARGET_CGROUP) {
 			if (path) {
 				sc_sanitize(path, where, sizeof(where));
@@ -847,7 +862,7 @@ int do_target_help(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"Usage: slackctl target add TARGET [--setpoint VALUE] [--slo SLO [--slo-margin MARGIN]]\n"
-		"                           [--proto PROTO | --request BINARY:ENTRY[:EXIT]]\n"
+		"                           [--proto PROTO [--tls LIBSSL] | --request BINARY:ENTRY[:EXIT]]\n"
 		"       slackctl target del TARGET_REF\n"
 		"       slackctl target set TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]\n"
 		"                           [--slo-margin MARGIN] [--proto PROTO]\n"
@@ -863,6 +878,7 @@ int do_target_help(int argc, char **argv)
 		"                  conn one per read, the rest parsed, auto by each connection's first bytes)\n"
 		"       --request: each call of function ENTRY of BINARY (to its return, or to EXIT's\n"
 		"                  entry) is a request: uprobes, attached until the target is deleted\n"
+		"       --tls: PROTO's requests read where libssl LIBSSL's SSL_read returns them\n"
 		"Examples: slackctl target add --comm memcached --slo p99:2ms --proto memcache\n"
 		"          slackctl target set --comm memcached --slo-margin 40%%\n"
 		"          slackctl target set --slot 3 --slo none\n"

@@ -7,6 +7,7 @@
  * they live as long as the target (bpf/func.bpf.h, DOC "requests by
  * function").
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -23,12 +24,16 @@
 
 #define SC_UPROBE_PMU	"/sys/bus/event_source/devices/uprobe"
 
+/* func_offset()'s errors, unless it only answers whether a function is there */
+static bool fo_quiet;
+#define fo_err(...)	(fo_quiet ? -1 : sc_err(__VA_ARGS__))
+
 /*
  * The file offset of function @sym in ELF file @path (its .symtab, else
  * .dynsym): the symbol's address mapped through the PT_LOAD segment that
  * holds it.  0 and *@off, or -1 after a message.
  */
-static int func_offset(const char *path, const char *sym, __u64 *off)
+static int func_offset(const char *opt, const char *path, const char *sym, __u64 *off)
 {
 	bool found = false, symtab = false;
 	Elf_Scn *scn = NULL;
@@ -41,13 +46,13 @@ static int func_offset(const char *path, const char *sym, __u64 *off)
 	int fd, ret = -1;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return sc_err("libelf: %s", elf_errmsg(-1));
+		return fo_err("libelf: %s", elf_errmsg(-1));
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return sc_err("--request: cannot open '%s': %s", path, strerror(errno));
+		return fo_err("%s: cannot open '%s': %s", opt, path, strerror(errno));
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
-		sc_err("--request: '%s' is not an ELF binary", path);
+		fo_err("%s: '%s' is not an ELF binary", opt, path);
 		goto out;
 	}
 	/* .symtab first (a static or unstripped binary), then .dynsym */
@@ -79,13 +84,13 @@ static int func_offset(const char *path, const char *sym, __u64 *off)
 		}
 	}
 	if (!found) {
-		sc_err(symtab ? "--request: no function '%s' in '%s'" :
-		       "--request: no function '%s' in '%s' (stripped: no .symtab, and .dynsym exports no such function)",
-		       sym, path);
+		fo_err(symtab ? "%s: no function '%s' in '%s'" :
+		       "%s: no function '%s' in '%s' (stripped: no .symtab, and .dynsym exports no such function)",
+		       opt, sym, path);
 		goto out;
 	}
 	if (elf_getphdrnum(e, &np)) {
-		sc_err("--request: '%s': %s", path, elf_errmsg(-1));
+		fo_err("%s: '%s': %s", opt, path, elf_errmsg(-1));
 		goto out;
 	}
 	for (i = 0; i < np; i++) {
@@ -96,12 +101,24 @@ static int func_offset(const char *path, const char *sym, __u64 *off)
 			goto out;
 		}
 	}
-	sc_err("--request: '%s' in '%s' is in no executable segment", sym, path);
+	fo_err("%s: '%s' in '%s' is in no executable segment", opt, sym, path);
 out:
 	if (e)
 		elf_end(e);
 	close(fd);
 	return ret;
+}
+
+/* Does ELF file @path have function @sym?  (Quiet: an optional probe.) */
+static bool has_func(const char *path, const char *sym)
+{
+	__u64 off;
+	bool ok;
+
+	fo_quiet = true;
+	ok = !func_offset("--tls", path, sym, &off);
+	fo_quiet = false;
+	return ok;
 }
 
 /* An integer of a sysfs file (the PMU's type), or -1. */
@@ -146,7 +163,7 @@ static int attach_one(const char *prog, const char *path, __u64 off, bool ret, i
 
 	type = read_long(SC_UPROBE_PMU "/type");
 	if (type < 0)
-		return sc_err("--request: this kernel has no uprobe events (%s)", SC_UPROBE_PMU);
+		return sc_err("this kernel has no uprobe events (%s)", SC_UPROBE_PMU);
 	attr.size = sizeof(attr);
 	attr.type = type;
 	attr.config = ret ? 1ULL << retprobe_bit() : 0;
@@ -154,22 +171,22 @@ static int attach_one(const char *prog, const char *path, __u64 off, bool ret, i
 	attr.config2 = off;				/* probe_offset */
 	pfd = syscall(__NR_perf_event_open, &attr, pid, pid == -1 ? 0 : -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (pfd < 0)
-		return sc_err("--request: cannot create the uprobe at %s+0x%llx: %s", path,
+		return sc_err("cannot create the uprobe at %s+0x%llx: %s", path,
 			      (unsigned long long)off, strerror(errno));
 	snprintf(ppath, sizeof(ppath), "%s/%s", SC_LINK_DIR, prog);
 	progfd = bpf_obj_get(ppath);
 	if (progfd < 0) {
-		sc_err("--request: cannot open %s: %s (a slackctl load of this version first)", ppath,
+		sc_err("cannot open %s: %s (a slackctl load of this version first)", ppath,
 		       strerror(errno));
 		goto out_pfd;
 	}
 	lfd = bpf_link_create(progfd, pfd, BPF_PERF_EVENT, NULL);
 	if (lfd < 0) {
-		sc_err("--request: cannot attach %s: %s", prog, strerror(errno));
+		sc_err("cannot attach %s: %s", prog, strerror(errno));
 		goto out_prog;
 	}
 	if (bpf_obj_pin(lfd, pin))
-		sc_err("--request: cannot pin %s: %s", pin, strerror(errno));
+		sc_err("cannot pin %s: %s", pin, strerror(errno));
 	else
 		err = 0;
 	close(lfd);
@@ -185,15 +202,23 @@ static void pin_name(char *buf, size_t len, __u32 slot, const char *end)
 	snprintf(buf, len, "%s/uprobe-%u-%s", SC_LINK_DIR, slot, end);
 }
 
-/* Remove the uprobes of @slot, if it has any. */
+/* Remove the uprobes of @slot, if it has any: its uprobe-SLOT-* pins. */
 void sc_uprobe_detach(__u32 slot)
 {
-	char pin[PATH_MAX];
+	char prefix[32], pin[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(SC_LINK_DIR);
 
-	pin_name(pin, sizeof(pin), slot, "enter");
-	unlink(pin);
-	pin_name(pin, sizeof(pin), slot, "exit");
-	unlink(pin);
+	if (!d)
+		return;
+	snprintf(prefix, sizeof(prefix), "uprobe-%u-", slot);
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, prefix, strlen(prefix)))
+			continue;
+		snprintf(pin, sizeof(pin), "%s/%s", SC_LINK_DIR, e->d_name);
+		unlink(pin);
+	}
+	closedir(d);
 }
 
 /*
@@ -225,7 +250,8 @@ int sc_uprobe_attach(__u32 slot, int pid, const char *spec)
 	if (!realpath(bin, pin))
 		return sc_err("--request: '%s': %s", bin, strerror(errno));
 	strcpy(bin, pin);
-	if (func_offset(bin, entry, &off_in) || (*exit_fn && func_offset(bin, exit_fn, &off_out)))
+	if (func_offset("--request", bin, entry, &off_in) ||
+	    (*exit_fn && func_offset("--request", bin, exit_fn, &off_out)))
 		return -1;
 	if (!*exit_fn)
 		off_out = off_in;
@@ -239,4 +265,46 @@ int sc_uprobe_attach(__u32 slot, int pid, const char *spec)
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * --tls LIBSSL for the target in @slot: uprobes at SSL_read's and
+ * SSL_write's entries and returns and at SSL_free (bpf/tls.bpf.h), all
+ * five or none.
+ */
+int sc_tls_attach(__u32 slot, int pid, const char *lib)
+{
+	static const struct {
+		const char *sym, *prog, *pin;
+		bool ret, optional;	/* uretprobe; a libssl may lack it */
+	} probes[] = {
+		{ "SSL_read", "prog_sg_ssl_read_enter", "sslr", false, false },
+		{ "SSL_read", "prog_sg_ssl_read_exit", "sslr-ret", true, false },
+		{ "SSL_write", "prog_sg_ssl_write_enter", "sslw", false, false },
+		{ "SSL_write", "prog_sg_ssl_write_exit", "sslw-ret", true, false },
+		{ "SSL_free", "prog_sg_ssl_free", "sslf", false, false },
+		{ "SSL_read_ex", "prog_sg_ssl_read_enter", "sslrx", false, true },
+		{ "SSL_read_ex", "prog_sg_ssl_read_ex_exit", "sslrx-ret", true, true },
+		{ "SSL_write_ex", "prog_sg_ssl_write_enter", "sslwx", false, true },
+		{ "SSL_write_ex", "prog_sg_ssl_write_ex_exit", "sslwx-ret", true, true },
+	};
+	char path[PATH_MAX], pin[PATH_MAX];
+	__u64 off;
+	size_t i;
+
+	if (!realpath(lib, path))
+		return sc_err("--tls: '%s': %s", lib, strerror(errno));
+	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		if (probes[i].optional && !has_func(path, probes[i].sym))
+			continue;
+		if (func_offset("--tls", path, probes[i].sym, &off))
+			goto fail;
+		pin_name(pin, sizeof(pin), slot, probes[i].pin);
+		if (attach_one(probes[i].prog, path, off, probes[i].ret, pid, pin))
+			goto fail;
+	}
+	return 0;
+fail:
+	sc_uprobe_detach(slot);
+	return -1;
 }

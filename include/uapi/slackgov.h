@@ -327,6 +327,7 @@ enum slackgov_target_kind {
  * @slo_margin:	SLACKGOV_MARGIN_OWN | this target's SLO margin, thousandths
  *		(0 .. SLACKGOV_MARGIN_MAX); 0 = the module's slo_margin knob
  * @proto:	how its requests are told apart: enum slackgov_proto
+ * @flags:	SLACKGOV_TARGET_F_*
  */
 struct slackgov_target {
 	__u32 slot;
@@ -337,8 +338,11 @@ struct slackgov_target {
 	__u32 slo_us;
 	__u32 slo_margin;
 	__u32 proto;
-	__u32 pad;
+	__u32 flags;
 };
+
+/* slackgov_target.flags */
+#define SLACKGOV_TARGET_F_TLS	(1U << 0) /* requests read at SSL_read (bpf/tls.bpf.h) */
 
 /*
  * How a target's requests are told apart (slackctl target add --proto).

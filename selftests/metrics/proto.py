@@ -9,9 +9,13 @@
 # "client PORT PROTO" plays them, each as
 # chunks sent apart (so they arrive in separate segments and reads), waits
 # for the answer, and prints the requests it sent.  Step delays in the
-# server (DELAY_S) give a latency to check.
+# server (DELAY_S) give a latency to check.  With --tls (server: CERT KEY)
+# the same bytes go over TLS (Python's ssl: OpenSSL's SSL_read_ex and
+# SSL_write_ex), answered by the reader thread (an SSL object is not for
+# two threads at once).
 import queue
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -65,7 +69,11 @@ STEPS = {
 	],
 }
 
-def server(proto):
+def server(proto, tls):
+	ctx = None
+	if tls:
+		ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+		ctx.load_cert_chain(tls[0], tls[1])
 	ls = socket.socket()
 	ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 	ls.bind(("127.0.0.1", 0))
@@ -74,11 +82,14 @@ def server(proto):
 	while True:
 		c, _ = ls.accept()
 		c.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-		threading.Thread(target=serve, args=(c, proto), daemon=True).start()
+		if ctx:
+			c = ctx.wrap_socket(c, server_side=True)
+		threading.Thread(target=serve, args=(c, proto, ctx is not None), daemon=True).start()
 
-def serve(c, proto):
+def serve(c, proto, tls):
 	q = queue.Queue()
-	threading.Thread(target=worker, args=(c, q), daemon=True).start()
+	if not tls:
+		threading.Thread(target=worker, args=(c, q), daemon=True).start()
 	for chunks, _ in STEPS[proto]:
 		want, got = sum(len(x) for x in chunks), 0
 		while got < want:
@@ -86,7 +97,11 @@ def serve(c, proto):
 			if not b:
 				return
 			got += len(b)
-		q.put(1)
+		if tls:
+			time.sleep(DELAY_S)
+			c.sendall(b"done\n")
+		else:
+			q.put(1)
 
 def worker(c, q):
 	while True:
@@ -103,9 +118,14 @@ def recv_line(s):
 		b += x
 	return b
 
-def client(port, proto):
+def client(port, proto, tls):
 	s = socket.create_connection(("127.0.0.1", port))
 	s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+	if tls:
+		ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+		ctx.check_hostname = False
+		ctx.verify_mode = ssl.CERT_NONE
+		s = ctx.wrap_socket(s)
 	n = 0
 	for chunks, reqs in STEPS[proto]:
 		for i, x in enumerate(chunks):
@@ -118,6 +138,6 @@ def client(port, proto):
 	print(n)
 
 if sys.argv[1] == "server":
-	server(sys.argv[2])
+	server(sys.argv[2], sys.argv[4:6] if sys.argv[3:4] == ["--tls"] else None)
 else:
-	client(int(sys.argv[2]), sys.argv[3])
+	client(int(sys.argv[2]), sys.argv[3], sys.argv[4:5] == ["--tls"])
