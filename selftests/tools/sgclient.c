@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sgclient.c - open-loop load generator for sgserver, or for an unmodified
- * memcached (--proto memcache): Poisson arrivals at a fixed rate (or a ramp
- * of rates), latency from the scheduled send time.
+ * sgclient.c - open-loop load generator for sgserver (its own wire format,
+ * or the same message in RESP: --proto resp), or for an unmodified memcached
+ * (--proto memcache): Poisson arrivals at a fixed rate (or a ramp of rates),
+ * one request each or K pipelined (--pipeline K), latency from the scheduled
+ * send time.
  *
  * Usage: sgclient [-H 127.0.0.1] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]
  *                 [-s SERVICE_US] [-g GRACE_S] [--ramp R1,R2,...:STEP_S [--by-rate]]
- *                 [--warmup SECONDS [--mark-lead SECONDS]]
- *                 [--frag N] [--proto memcache [--mget N] [--keyspace N] [--fill BYTES]]
+ *                 [--warmup SECONDS [--mark-lead SECONDS]] [--pipeline K]
+ *                 [--frag N] [--proto sgw|resp|memcache [--mget N] [--keyspace N]
+ *                 [--fill BYTES]]
  *
  * Loopback only.  See Documentation/workload.rst.
  */
@@ -48,6 +51,8 @@
 #define SGC_MC_FILL_BATCH	64	/* --fill: sets in flight (64 "STORED" fit any buffer) */
 #define SGC_MC_KEY_FMT		"sg%06lu"	/* key i of the key space */
 #define SGC_MC_KEY_LEN		8
+#define SGC_MAX_PIPELINE	256	/* --pipeline: requests per arrival (sgserver
+					 * reads up to 16 KiB: 309 RESP requests) */
 
 /*
  * Latency histogram, log-linear (HDR-style), in nanoseconds: values below
@@ -108,10 +113,15 @@ static struct sgc_opts {
 	uint32_t service_us;
 	unsigned long frag;
 	bool mc;			/* --proto memcache */
+	bool resp;			/* --proto resp: sgserver's message in RESP */
+	unsigned long pipeline;		/* requests per arrival, written at once */
 	unsigned long mget, keyspace, fill;
 } opt = { .host = "127.0.0.1", .port = -1, .conns = 4, .seed = 1,
 	  .grace_s = SGC_DEFAULT_GRACE, .service_us = SGW_SVC_DEFAULT,
-	  .mget = 1, .keyspace = 1000 };
+	  .pipeline = 1, .mget = 1, .keyspace = 1000 };
+
+static size_t req_size = SGW_MSG_SIZE;	/* sgw and resp: a request on the wire */
+static size_t ans_size = SGW_MSG_SIZE;	/* ... and its answer */
 
 static struct sgc_conn *conns;
 static struct sgc_step *steps;
@@ -416,13 +426,13 @@ static struct sgc_conn *sgc_pick(int *rr)
 }
 
 /*
- * Queue one request of @len bytes scheduled at @sched; false if it could not
- * be (connection lost, or stuck until @limit).  memcache: its scheduled time
- * joins the connection's ring once the bytes are queued, before any of them
- * can reach the server.
+ * Queue @n requests, @len bytes in all, scheduled at @sched; false if they
+ * could not be (connection lost, or stuck until @limit).  memcache: their
+ * scheduled times join the connection's ring once the bytes are queued,
+ * before any of them can reach the server.
  */
-static bool sgc_enqueue(struct sgc_conn *c, const void *req, size_t len, uint64_t sched,
-			uint64_t limit)
+static bool sgc_enqueue(struct sgc_conn *c, const void *req, size_t len, unsigned long n,
+			uint64_t sched, uint64_t limit)
 {
 	while (SGC_OUTQ - c->olen < len) {
 		struct pollfd pfd = { c->fd, POLLOUT, 0 };
@@ -447,17 +457,18 @@ static bool sgc_enqueue(struct sgc_conn *c, const void *req, size_t len, uint64_
 	if (opt.mc) {
 		uint32_t h = __atomic_load_n(&c->head, __ATOMIC_RELAXED);
 
-		c->sched[h % SGC_MC_INFLIGHT] = sched;
-		__atomic_store_n(&c->head, h + 1, __ATOMIC_RELEASE);
+		for (unsigned long i = 0; i < n; i++)
+			c->sched[(h + i) % SGC_MC_INFLIGHT] = sched;
+		__atomic_store_n(&c->head, h + n, __ATOMIC_RELEASE);
 	}
 	return sgc_flush(c);
 }
 
-/* memcache: no room in @c's ring for another request in flight */
+/* memcache: no room in @c's ring for another arrival's requests in flight */
 static bool sgc_mc_full(struct sgc_conn *c)
 {
 	return __atomic_load_n(&c->head, __ATOMIC_RELAXED) -
-	       __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) >= SGC_MC_INFLIGHT;
+	       __atomic_load_n(&c->tail, __ATOMIC_ACQUIRE) > SGC_MC_INFLIGHT - opt.pipeline;
 }
 
 /*
@@ -478,20 +489,34 @@ static size_t sgc_mc_get(char *buf, uint64_t *krng)
 	return len + 2;
 }
 
+/* sgserver's request @m on the wire at @out (--proto sgw or resp); its length */
+static size_t sgc_wrap(void *out, const struct sgw_msg *m)
+{
+	if (opt.resp)
+		return sgw_resp_wrap(out, SGW_RESP_REQ_HEAD, sizeof(SGW_RESP_REQ_HEAD) - 1, m);
+	memcpy(out, m, sizeof(*m));
+	return sizeof(*m);
+}
+
 /*
- * Queue one request scheduled at @sched on @c, sent at @now: sgserver's
- * message (id *@id, then incremented) or a memcache multi-get drawn from
- * *@krng.  Returns what sgc_enqueue() returns.
+ * Queue one arrival's opt.pipeline requests scheduled at @sched on @c, sent
+ * at @now, back to back in one write: sgserver's messages (ids from *@id
+ * on) or memcache multi-gets drawn from *@krng.  Returns what sgc_enqueue()
+ * returns.  main() checked that they fit SGC_OUTQ.
  */
 static bool sgc_send(struct sgc_conn *c, uint64_t sched, uint64_t now, uint64_t *id,
 		     uint64_t *krng, uint64_t limit)
 {
-	static char mreq[4 + SGC_MC_MAX_KEYS * (SGC_MC_KEY_LEN + 1) + 2];
-	struct sgw_msg m = { .magic = SGW_REQ_MAGIC, .service_us = opt.service_us,
-			     .id = (*id)++, .sched_ns = sched, .sent_ns = now };
+	static char buf[SGC_OUTQ];
+	size_t len = 0;
 
-	return opt.mc ? sgc_enqueue(c, mreq, sgc_mc_get(mreq, krng), sched, limit) :
-			sgc_enqueue(c, &m, sizeof(m), sched, limit);
+	for (unsigned long k = 0; k < opt.pipeline; k++) {
+		struct sgw_msg m = { .magic = SGW_REQ_MAGIC, .service_us = opt.service_us,
+				     .id = (*id)++, .sched_ns = sched, .sent_ns = now };
+
+		len += opt.mc ? sgc_mc_get(buf + len, krng) : sgc_wrap(buf + len, &m);
+	}
+	return sgc_enqueue(c, buf, len, opt.pipeline, sched, limit);
 }
 
 /* --warmup's mark: the counters' start, with the warm-up's sends so far */
@@ -533,7 +558,7 @@ static void *sgc_sender(void *arg)
 			struct sgc_conn *c;
 			uint64_t sched;
 
-			off += sgc_interval(&rng, steps[0].rate);
+			off += sgc_interval(&rng, steps[0].rate / opt.pipeline);
 			sched = tw + (uint64_t)(off * 1e9);
 			if (!marked && sched >= tm) {
 				sgc_wait_until(tm);
@@ -546,7 +571,8 @@ static void *sgc_sender(void *arg)
 			sgc_wait_until(sched);
 			if (!(c = sgc_pick(&rr)) || (opt.mc && sgc_mc_full(c)))
 				continue;
-			warm_sent += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit);
+			warm_sent += sgc_send(c, sched, sgw_now_ns(), &id, &krng, limit) *
+				     opt.pipeline;
 		}
 		__atomic_store_n(&lead_sent, warm_sent - at_mark, __ATOMIC_RELEASE);
 		sgc_wait_until(t0);
@@ -556,12 +582,13 @@ static void *sgc_sender(void *arg)
 		uint64_t lag_max = 0;
 		double off = 0;
 
-		/* arrivals restart at each step: memoryless, so still Poisson */
+		/* arrivals restart at each step: memoryless, so still Poisson;
+		 * --pipeline K: arrivals at RATE / K, of K requests each */
 		for (;;) {
 			struct sgc_conn *c;
 			uint64_t sched, now;
 
-			off += sgc_interval(&rng, st->rate);
+			off += sgc_interval(&rng, st->rate / opt.pipeline);
 			if (off * 1e9 >= (double)step_ns)
 				break;
 			sched = st->start_ns + (uint64_t)(off * 1e9);
@@ -571,23 +598,23 @@ static void *sgc_sender(void *arg)
 			 * them as errors without sending, so the run ends on time.
 			 */
 			if (sgw_now_ns() > st->end_ns + giveup || !(c = sgc_pick(&rr))) {
-				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&st->unsent, opt.pipeline, __ATOMIC_RELEASE);
 				continue;
 			}
 			sgc_wait_until(sched);
 			if ((sgc_dead(c) && !(c = sgc_pick(&rr))) || (opt.mc && sgc_mc_full(c))) {
-				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&st->unsent, opt.pipeline, __ATOMIC_RELEASE);
 				continue;
 			}
 			now = sgw_now_ns();
 			if (now > sched && now - sched > lag_max)
 				lag_max = now - sched;
 			if (sgc_send(c, sched, now, &id, &krng, limit))
-				__atomic_fetch_add(&st->sent, 1, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&st->sent, opt.pipeline, __ATOMIC_RELEASE);
 			else if (!sgc_dead(c))	/* stuck past the run's end */
-				__atomic_fetch_add(&st->unsent, 1, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&st->unsent, opt.pipeline, __ATOMIC_RELEASE);
 			else	/* queued, then lost with its connection */
-				__atomic_fetch_add(&st->sent, 1, __ATOMIC_RELEASE);
+				__atomic_fetch_add(&st->sent, opt.pipeline, __ATOMIC_RELEASE);
 		}
 		__atomic_store_n(&st->lag_max_ns, lag_max, __ATOMIC_RELEASE);
 		__atomic_store_n(&st->sender_done, 1, __ATOMIC_RELEASE);
@@ -649,6 +676,21 @@ static int sgc_read_in(struct sgc_conn *c, uint64_t *now)
 	return 1;
 }
 
+/*
+ * sgserver's answer at @in (ans_size bytes, maybe unaligned) into @m; false
+ * if it is not one.  resp: redis's own ECHO answers with the request's
+ * magic, which is taken too.
+ */
+static bool sgc_unwrap(const void *in, struct sgw_msg *m)
+{
+	if (!opt.resp) {
+		memcpy(m, in, sizeof(*m));
+		return m->magic == SGW_RESP_MAGIC;
+	}
+	return sgw_resp_unwrap(in, SGW_RESP_ANS_HEAD, sizeof(SGW_RESP_ANS_HEAD) - 1, m) &&
+	       (m->magic == SGW_RESP_MAGIC || m->magic == SGW_REQ_MAGIC);
+}
+
 static bool sgc_readable(struct sgc_conn *c, int *next_final)
 {
 	size_t pos = 0;
@@ -657,13 +699,12 @@ static bool sgc_readable(struct sgc_conn *c, int *next_final)
 
 	if (r <= 0)
 		return r == 0;
-	for (; c->ilen - pos >= SGW_MSG_SIZE; pos += SGW_MSG_SIZE) {
+	for (; c->ilen - pos >= ans_size; pos += ans_size) {
 		struct sgw_msg m;
 
-		memcpy(&m, c->in + pos, sizeof(m));
-		if (m.magic != SGW_RESP_MAGIC) {
-			sgc_err("malformed response (magic %#x): dropping the connection",
-				m.magic);
+		if (!sgc_unwrap(c->in + pos, &m)) {
+			sgc_err("malformed response (%s): dropping the connection",
+				opt.resp ? "not '$32' and 32 bytes" : "magic");
 			steps[*next_final < nsteps ? *next_final : nsteps - 1].bad++;
 			return false;
 		}
@@ -876,8 +917,8 @@ err:
  */
 static int sgc_frag(int fd)
 {
-	size_t total = opt.frag * SGW_MSG_SIZE, off = 0, got = 0;
-	char *out = malloc(total), *in = malloc(total);
+	size_t total = opt.frag * req_size, atotal = opt.frag * ans_size, off = 0, got = 0;
+	char *out = malloc(total), *in = malloc(atotal);
 	uint64_t rng = opt.seed, end = sgw_now_ns() + 10000000000ull;	/* 10 s */
 	int i = 0, ret = 1;
 
@@ -888,14 +929,14 @@ static int sgc_frag(int fd)
 	for (unsigned long k = 0; k < opt.frag; k++) {
 		struct sgw_msg m = { SGW_REQ_MAGIC, opt.service_us, k, 1000 + k, 2000 + k };
 
-		memcpy(out + k * SGW_MSG_SIZE, &m, sizeof(m));
+		sgc_wrap(out + k * req_size, &m);
 	}
-	while (got < total) {
+	while (got < atotal) {
 		struct pollfd pfd = { fd, POLLIN | (off < total ? POLLOUT : 0), 0 };
 		uint64_t now = sgw_now_ns();
 
 		if (now >= end) {
-			sgc_err("--frag: timed out with %zu of %lu responses", got / SGW_MSG_SIZE,
+			sgc_err("--frag: timed out with %zu of %lu responses", got / ans_size,
 				opt.frag);
 			goto out;
 		}
@@ -916,22 +957,21 @@ static int sgc_frag(int fd)
 				usleep(200);	/* let the server read a torn request */
 		}
 		if (pfd.revents & (POLLIN | POLLHUP | POLLERR)) {
-			ssize_t n = read(fd, in + got, total - got);
+			ssize_t n = read(fd, in + got, atotal - got);
 
 			if (n <= 0 && !(n < 0 && (errno == EAGAIN || errno == EINTR))) {
 				sgc_err("--frag: connection closed after %zu responses",
-					got / SGW_MSG_SIZE);
+					got / ans_size);
 				goto out;
 			}
 			got += n > 0 ? n : 0;
 		}
 	}
 	for (unsigned long k = 0; k < opt.frag; k++) {
-		struct sgw_msg m;
+		struct sgw_msg m = { 0 };
 
-		memcpy(&m, in + k * SGW_MSG_SIZE, sizeof(m));
-		if (m.magic != SGW_RESP_MAGIC || m.id != k || m.sched_ns != 1000 + k ||
-		    m.sent_ns != 2000 + k) {
+		if (!sgc_unwrap(in + k * ans_size, &m) || m.magic != SGW_RESP_MAGIC || m.id != k ||
+		    m.sched_ns != 1000 + k || m.sent_ns != 2000 + k) {
 			sgc_err("--frag: response %lu is wrong (magic %#x id %llu)", k, m.magic,
 				(unsigned long long)m.id);
 			goto out;
@@ -1020,7 +1060,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"Usage: %s [-H HOST] -p PORT -r RATE -d SECONDS [-c CONNS] [-S SEED] [-j]\n"
 		"       %s [-H HOST] -p PORT --ramp R1,R2,...:STEP_S [-c CONNS] [-S SEED] [-j]\n"
-		"       %s [-H HOST] -p PORT --frag N\n"
+		"       %s [-H HOST] -p PORT --frag N [--proto sgw|resp]\n"
 		"       %s [-H HOST] -p PORT --proto memcache --fill BYTES [--keyspace N]\n"
 		"  -H HOST        server address, loopback only (default 127.0.0.1; ::1 works)\n"
 		"  -p PORT        server port\n"
@@ -1038,9 +1078,13 @@ static void usage(FILE *f)
 		"  --mark-lead S  with --warmup: that line comes S seconds before the measured\n"
 		"                 run (at most the warm-up), whose first report then counts\n"
 		"                 lead_sent, the requests sent in between (default 0)\n"
+		"  --pipeline K   each arrival is K requests written at once on one connection\n"
+		"                 (arrivals at RATE / K: RATE stays requests per second)\n"
 		"  --frag N       protocol check: N pipelined requests in torn fragments\n"
-		"  --proto P      sgw (sgserver, default) or memcache (memcached's text protocol:\n"
-		"                 each request a get of --mget keys, timed to its END)\n"
+		"  --proto P      sgw (sgserver, default), resp (sgserver --proto resp, or\n"
+		"                 redis: sgserver's message as 'ECHO <msg>') or memcache\n"
+		"                 (memcached's text protocol: each request a get of --mget\n"
+		"                 keys, timed to its END)\n"
 		"  --mget N       memcache: keys per get, drawn uniformly from the key space (default 1)\n"
 		"  --keyspace N   memcache: the keys are sg000000 ... N-1 (default 1000)\n"
 		"  --fill BYTES   memcache: set every key to a value of BYTES bytes, then exit\n",
@@ -1092,13 +1136,14 @@ int main(int argc, char **argv)
 		{ "fill", required_argument, NULL, 'L' },
 		{ "warmup", required_argument, NULL, 'W' },
 		{ "mark-lead", required_argument, NULL, 'A' },
+		{ "pipeline", required_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
 	struct sockaddr_storage ss;
 	socklen_t sslen;
 	pthread_t snd, rcv;
-	bool have_r = false, have_d = false, have_s = false, have_mc = false;
+	bool have_r = false, have_d = false, have_s = false, have_mc = false, have_pipe = false;
 	unsigned long v;
 	double total_s;
 	int c, epfd, ret = 0;
@@ -1175,9 +1220,16 @@ int main(int argc, char **argv)
 				return bad_arg("--frag count", optarg);
 			break;
 		case 'P':
-			if (strcmp(optarg, "memcache") && strcmp(optarg, "sgw"))
-				return bad_arg("--proto (sgw or memcache)", optarg);
+			if (strcmp(optarg, "memcache") && strcmp(optarg, "sgw") &&
+			    strcmp(optarg, "resp"))
+				return bad_arg("--proto (sgw, resp or memcache)", optarg);
 			opt.mc = !strcmp(optarg, "memcache");
+			opt.resp = !strcmp(optarg, "resp");
+			break;
+		case 'N':
+			if (sgw_parse_ulong(optarg, 1, SGC_MAX_PIPELINE, &opt.pipeline))
+				return bad_arg("--pipeline depth (1-256)", optarg);
+			have_pipe = true;
 			break;
 		case 'M':
 			if (sgw_parse_ulong(optarg, 1, SGC_MC_MAX_KEYS, &opt.mget))
@@ -1222,6 +1274,21 @@ int main(int argc, char **argv)
 	if (opt.mc && (opt.frag || have_s)) {
 		sgc_err("%s is sgserver's: not with --proto memcache", opt.frag ? "--frag" : "-s");
 		return 2;
+	}
+	if (have_pipe && (opt.frag || opt.fill)) {
+		sgc_err("--pipeline is a load's: not with %s", opt.frag ? "--frag" : "--fill");
+		return 2;
+	}
+	/* one arrival's requests are queued at once: they must fit the queue */
+	if (opt.pipeline * (opt.mc ? 6 + opt.mget * (SGC_MC_KEY_LEN + 1) : SGW_MAX_SIZE) >
+	    SGC_OUTQ) {
+		sgc_err("--pipeline %lu of %lu-key gets: over %d KiB per arrival", opt.pipeline,
+			opt.mget, SGC_OUTQ / 1024);
+		return 2;
+	}
+	if (opt.resp) {
+		req_size = SGW_RESP_REQ_SIZE;
+		ans_size = SGW_RESP_ANS_SIZE;
 	}
 	if (!opt.frag && !opt.fill) {
 		if (opt.ramp && (have_r || have_d)) {

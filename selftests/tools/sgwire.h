@@ -39,6 +39,44 @@ struct sgw_msg {
 #define SGW_MSG_SIZE	32
 _Static_assert(sizeof(struct sgw_msg) == SGW_MSG_SIZE, "wire message must be 32 bytes");
 
+/*
+ * The same message in RESP, redis's protocol (--proto resp on both ends), so
+ * that slackgov's RESP parser can count pipelined requests one by one: a
+ * request is the command ECHO with the 32-byte message as its argument, an
+ * answer the bulk string it echoes.  Fixed sizes, as for the plain format,
+ * and an answer is shorter than its request (the server's buffer sizing
+ * holds).  Redis itself answers ECHO the same way, with the request's magic.
+ */
+#define SGW_RESP_REQ_HEAD	"*2\r\n$4\r\nECHO\r\n$32\r\n"
+#define SGW_RESP_ANS_HEAD	"$32\r\n"
+#define SGW_RESP_REQ_SIZE	(sizeof(SGW_RESP_REQ_HEAD) - 1 + SGW_MSG_SIZE + 2)	/* 53 */
+#define SGW_RESP_ANS_SIZE	(sizeof(SGW_RESP_ANS_HEAD) - 1 + SGW_MSG_SIZE + 2)	/* 39 */
+#define SGW_MAX_SIZE		SGW_RESP_REQ_SIZE	/* the longest request or answer */
+
+/* Frame @m after @head ("...\r\n" + 32 bytes + "\r\n") at @out; its length. */
+static inline size_t sgw_resp_wrap(void *out, const char *head, size_t hlen,
+				   const struct sgw_msg *m)
+{
+	char *p = out;
+
+	memcpy(p, head, hlen);
+	memcpy(p + hlen, m, SGW_MSG_SIZE);
+	memcpy(p + hlen + SGW_MSG_SIZE, "\r\n", 2);
+	return hlen + SGW_MSG_SIZE + 2;
+}
+
+/* The message framed after @head at @in (maybe unaligned); false if the frame is not that. */
+static inline int sgw_resp_unwrap(const void *in, const char *head, size_t hlen,
+				  struct sgw_msg *m)
+{
+	const char *p = in;
+
+	if (memcmp(p, head, hlen) || memcmp(p + hlen + SGW_MSG_SIZE, "\r\n", 2))
+		return 0;
+	memcpy(m, p + hlen, SGW_MSG_SIZE);
+	return 1;
+}
+
 static inline uint64_t sgw_now_ns(void)
 {
 	struct timespec ts;

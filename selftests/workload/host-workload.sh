@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
-# host-workload.sh - the project's workload on the host: sgserver (both
-# threading shapes) answers every request sgclient sends, at the asked rate,
-# with a schedule fixed by the seed, service time that shows in the latency,
-# JSON that parses, and clear errors on bad input.
+# host-workload.sh - the project's workload on the host: sgserver (its
+# three threading shapes) answers every request sgclient sends, at the
+# asked rate, with a schedule fixed by the seed, service time and -b's
+# block that show in the latency, in order when pipelined (also in RESP and
+# answered one write per read), JSON that parses, and clear errors on bad
+# input.
 . "$SG_TOP/selftests/lib/ktap.sh"
 . "$SG_TOP/selftests/workload/common.sh"
 
@@ -37,7 +39,7 @@ jget() {
 KEYS="rps sent received errors mean_us p50_us p90_us p99_us p999_us max_us"
 KEYS="$KEYS duration_s rate conns seed"
 
-ktap_plan 45
+ktap_plan 58
 
 # ---- calibration --------------------------------------------------------------------
 W=$("$B/sgserver" --calibrate | sed -n 's/^iters_per_us \([0-9][0-9]*\)$/\1/p')
@@ -148,6 +150,44 @@ kill "$TPID"
 wait "$TPID"
 ktap_eq 0 "$?" "thread server exits 0 on SIGTERM"
 
+# ---- pool shape, RESP, one write per read, pipelined arrivals ------------------------
+start_server pool -m pool -t 2 -w "$W"
+PPORT=$PORT PPID_=$SRV_PID
+ktap_check '[ -n "$PPORT" ]' "pool server prints 'ready PORT' (port $PPORT)"
+"$B/sgclient" -p "$PPORT" -r 1000 -d 2 -c 8 -S 5 -j >pool.json 2>pool.err
+ktap_note "$(cat pool.json)"
+ktap_check 'jtest pool.json "o.sent == o.received > 1500 and o.errors == 0"' \
+	"pool: every request answered ($(jget pool.json received) of $(jget pool.json sent))"
+ktap_check '"$B/sgclient" -p $PPORT --frag 2000 2>&1 | grep -qx "frag ok 2000"' \
+	"pool: pipelined requests torn across reads are answered in order"
+kill "$PPID_"
+wait "$PPID_"
+ktap_check '[ $? -eq 0 ] && grep -q "mode=pool threads=2 .*requests=[1-9]" pool.err' \
+	"pool server exits 0 on SIGTERM with its summary"
+# RESP: an event loop answering each read's requests with one write (redis's
+# shape), then the pool the same way; 8 requests per arrival
+for shape in "-m epoll -t 1" "-m pool -t 2"; do
+	start_server resp $shape --proto resp --coalesce -w "$W"
+	ktap_check '"$B/sgclient" -p $PORT --proto resp --frag 2000 2>&1 | grep -qx "frag ok 2000"' \
+		"$shape --proto resp --coalesce: requests torn across reads answered in order"
+	"$B/sgclient" -p "$PORT" --proto resp --pipeline 8 -r 4000 -d 1 -c 4 -j >resp.json 2>resp.err
+	ktap_check 'jtest resp.json "o.sent == o.received > 3000 and o.sent % 8 == 0 and o.errors == 0"' \
+		"$shape --proto resp --coalesce: 8 pipelined per arrival, every request answered ($(jget resp.json received))"
+	kill "$SRV_PID"
+	wait "$SRV_PID"
+done
+
+# ---- -b: a block off the CPU after the service --------------------------------------
+# wall time, not work: the lower bound holds at any CPU speed
+for how in timer pipe; do
+	start_server blk -t 2 -b 3000 --block-how $how -w "$W"
+	"$B/sgclient" -p "$PORT" -r 50 -d 1 -c 2 -j >blk.json 2>/dev/null
+	kill "$SRV_PID"
+	wait "$SRV_PID"
+	ktap_check 'jtest blk.json "o.sent == o.received > 0 and o.p50_us >= 3000" && grep -q "block_us=3000 block_how=$how .* blocked_s=0\.[1-9]" blk.err' \
+		"-b 3000 --block-how $how: the block shows in p50 ($(jget blk.json p50_us) us >= 3000) and in blocked_s"
+done
+
 # ---- service time -------------------------------------------------------------------
 # Only the lower bound is asserted (see WS above); latency is a benchmark figure.
 start_server svc -t 2 -s 2000 -w "$WS" -d 30
@@ -183,4 +223,8 @@ fails_with 2 "non-loopback host is refused" -H 192.0.2.1 -p "$EPORT" -r 10 -d 1
 fails_with 1 "connection refused is an error" -p "$EPORT" -r 10 -d 1
 ktap_check '! "$B/sgserver" -m bogus 2>bad.err && grep -q "^sgserver: error: " bad.err' \
 	"server refuses an unknown mode"
+ktap_check '! "$B/sgserver" -b 10 --block-how sleep 2>bad.err && grep -q "^sgserver: error: invalid --block-how" bad.err' \
+	"server refuses an unknown --block-how"
+fails_with 2 "--pipeline 0 is an error" -p 1 -r 10 -d 1 --pipeline 0
+fails_with 2 "--pipeline is not for --frag" -p 1 --frag 10 --pipeline 2
 ktap_finished
