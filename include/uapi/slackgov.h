@@ -228,7 +228,7 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  *		spent blocked in wait calls (see Documentation/metrics.rst)
  * @cv:		the saturation signal, thousandths (1000 == CV of 1.0): CV of
  *		the request inter-arrival intervals, the requests of one recv
- *		counted as simultaneous (see the DOC block of bpf/slackgov.bpf.c);
+ *		counted as simultaneous (see the DOC block of bpf/state.bpf.h);
  *		about 1000 for Poisson arrivals, sqrt(k - 1) * 1000 when each
  *		recv returns a backlog of k; at most 10^6
  * @util:	target on-CPU time / window length, thousandths per CPU summed
