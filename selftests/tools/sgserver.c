@@ -142,11 +142,15 @@ static void *sgs_blk_main(void *arg)
 				continue;
 			}
 			*pp = w->next;
+			/*
+			 * Lateness up to the write, which makes the waiter runnable
+			 * (after it, the waiter may preempt the helper): the helper's
+			 * own wait for a CPU, which its waiter sleeps too.
+			 */
+			blk.late_ns += sgw_now_ns() - w->due;
 			/* one byte in a pipe its reader empties: never full */
 			if (write(w->wfd, &b, 1) != 1)
 				perror("sgserver: blocker: write");
-			/* the helper's own wait for a CPU: its waiter sleeps it too */
-			blk.late_ns += sgw_now_ns() - w->due;
 		}
 		if (!next) {
 			pthread_cond_wait(&blk.cond, &blk.lock);
