@@ -38,7 +38,25 @@ struct bpf_tgt {
 	unsigned int lat_rcur;
 	uint64_t lat_q_us, budget_ns;
 	uint64_t *worker_seq;	/* per thread: the window it last counted as a worker in */
+	int cpu;		/* split=cpu: the CPU whose share this is (-1: the target's) */
 };
+
+/*
+ * A target's BPF state: one, or with split=cpu (a BPF side that would
+ * report each CPU's share of a target as its own sample: the law's per-CPU
+ * input, not what bpf/ does today) one per CPU.
+ */
+struct bpf_set {
+	int n;
+	struct bpf_tgt *per[SIM_MAX_CPUS];
+};
+
+static struct bpf_tgt *inst(struct sim *s, struct target *t, int cpu)
+{
+	struct bpf_set *set = t->bpf;
+
+	return set->n == 1 ? set->per[0] : set->per[cpu];
+}
 
 static uint64_t ns(double t)
 {
@@ -47,21 +65,32 @@ static uint64_t ns(double t)
 
 void bpf_init(struct sim *s, struct target *t)
 {
-	struct bpf_tgt *b = calloc(1, sizeof(*b));
+	struct bpf_set *set = calloc(1, sizeof(*set));
+	int i;
 
-	b->worker_seq = calloc(s->nthreads ? s->nthreads : 4096, sizeof(uint64_t));
-	b->start_ns = 0;
-	t->bpf = b;
+	set->n = s->cfg->split_cpu ? s->ncpus : 1;
+	for (i = 0; i < set->n; i++) {
+		struct bpf_tgt *b = calloc(1, sizeof(*b));
+
+		b->worker_seq = calloc(s->nthreads ? s->nthreads : 4096, sizeof(uint64_t));
+		b->cpu = set->n == 1 ? -1 : i;
+		set->per[i] = b;
+	}
+	t->bpf = set;
 }
 
 void bpf_free(struct target *t)
 {
-	struct bpf_tgt *b = t->bpf;
+	struct bpf_set *set = t->bpf;
+	int i;
 
-	if (!b)
+	if (!set)
 		return;
-	free(b->worker_seq);
-	free(b);
+	for (i = 0; i < set->n; i++) {
+		free(set->per[i]->worker_seq);
+		free(set->per[i]);
+	}
+	free(set);
 	t->bpf = NULL;
 }
 
@@ -82,7 +111,7 @@ static void add_interval(uint64_t *last, uint64_t now, uint64_t *sum, uint64_t *
 /* a recv that returned @nreq requests (one call) */
 void bpf_recv(struct sim *s, struct target *t, struct thread *th, int nreq)
 {
-	struct bpf_tgt *b = t->bpf;
+	struct bpf_tgt *b = inst(s, t, th->cpu);
 
 	b->nr_recv++;
 	add_interval(&b->last_recv_ns, ns(s->now), &b->recv_sum_us, &b->recv_sq_us2);
@@ -91,7 +120,7 @@ void bpf_recv(struct sim *s, struct target *t, struct thread *th, int nreq)
 /* a wait that @th entered at @from returned with events (count_wait()) */
 void bpf_wait_return(struct sim *s, struct target *t, struct thread *th, double from)
 {
-	struct bpf_tgt *b = t->bpf;
+	struct bpf_tgt *b = inst(s, t, th->cpu);
 	uint64_t now = ns(s->now), d = now - ns(from), ws = b->start_ns;
 
 	b->nr_wait++;
@@ -107,7 +136,7 @@ void bpf_wait_return(struct sim *s, struct target *t, struct thread *th, double 
 /* @th enters a wait: its busy segment ends (end_busy()) */
 void bpf_wait_enter(struct sim *s, struct target *t, struct thread *th)
 {
-	struct bpf_tgt *b = t->bpf;
+	struct bpf_tgt *b = inst(s, t, th->cpu);
 	uint64_t at = ns(s->now), from;
 
 	if (!th->busy_from)
@@ -121,9 +150,9 @@ void bpf_wait_enter(struct sim *s, struct target *t, struct thread *th)
 }
 
 /* the send that answers @r: counted, timed (lat_add()) */
-void bpf_answer(struct sim *s, struct target *t, struct req *r)
+void bpf_answer(struct sim *s, struct target *t, struct thread *th, struct req *r)
 {
-	struct bpf_tgt *b = t->bpf;
+	struct bpf_tgt *b = inst(s, t, th->cpu);
 	uint64_t now = ns(s->now), arr = ns(r->arr), rd = ns(r->read), lat;
 	unsigned int k;
 
@@ -146,7 +175,7 @@ void bpf_answer(struct sim *s, struct target *t, struct req *r)
 /* @th left the CPU after running @ran seconds: the run counts whole in this window */
 void bpf_switch_out(struct sim *s, struct target *t, struct thread *th, double ran)
 {
-	struct bpf_tgt *b = t->bpf;
+	struct bpf_tgt *b = inst(s, t, th->cpu);
 
 	b->oncpu_ns += ns(ran);
 	bpf_ran_on(s, t, th->cpu);
@@ -154,7 +183,7 @@ void bpf_switch_out(struct sim *s, struct target *t, struct thread *th, double r
 
 void bpf_ran_on(struct sim *s, struct target *t, int cpu)
 {
-	struct bpf_tgt *b = t->bpf;
+	struct bpf_tgt *b = inst(s, t, cpu);
 
 	b->cpus[cpu / 64] |= 1ULL << (cpu % 64);
 }
@@ -257,10 +286,9 @@ static void lat_close(struct bpf_tgt *b, struct target *t, struct slackgov_sampl
 	memset(b->lat_win, 0, sizeof(b->lat_win));
 }
 
-/* the window of @t closes (maybe_close()): the sample, to the governor's report() */
-void bpf_window(struct sim *s, struct target *t)
+/* the window of one share of @t closes (maybe_close()): the sample, to the governor's report() */
+static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 {
-	struct bpf_tgt *b = t->bpf;
 	struct slackgov_sample smp;
 	uint64_t now = ns(s->now), len, denom, cpus_any = 0;
 	unsigned int i;
@@ -310,9 +338,29 @@ void bpf_window(struct sim *s, struct target *t)
 	cpus_any = 0;
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
 		cpus_any |= smp.cpus[i];
+	/*
+	 * The close runs on a CPU the target ran on: in a syscall or switch of
+	 * a busy thread, else in the target's idle timer, which wakes that CPU
+	 * (a bpf_timer fires where it was armed).  The decision follows there.
+	 */
+	s->closer_cpu = -1;
+	for (i = 0; i < SLACKGOV_CPU_WORDS && s->closer_cpu < 0; i++)
+		if (smp.cpus[i])
+			s->closer_cpu = i * 64 + __builtin_ctzll(smp.cpus[i]);
+	if (s->closer_cpu >= 0 && s->closer_cpu < s->ncpus)
+		cpu_kernel_work(s, &s->cpu[s->closer_cpu], s->cfg->close_us * 1e-6);
 	if (cpus_any && s->gov->report) {
 		uint32_t ret = s->gov->report(s, &smp);
 
 		b->budget_ns = (uint64_t)ret * 1000;
 	}
+}
+
+void bpf_window(struct sim *s, struct target *t)
+{
+	struct bpf_set *set = t->bpf;
+	int i;
+
+	for (i = 0; i < set->n; i++)
+		bpf_close(s, t, set->per[i]);
 }

@@ -56,8 +56,9 @@ static int range(const char *v, int *lo, int *hi)
 
 struct tspec {
 	int workers, conns, lo, hi, pinned, thread_shape;
-	char work[256], stall[256], block[256], arr[256], csend[64], crecv[64];
-	double load, rate, skew;
+	char work[256], stall[256], block[256], post[256], arr[256], csend[64], crecv[64],
+	     cdelay[64];
+	double load, rate, skew, cap;
 	int client_cpu;
 	uint32_t slo, q, margin;
 };
@@ -100,6 +101,11 @@ static int target_build(struct simcfg *cfg, struct target *t, struct tspec *ts, 
 		if ((ret = dist_parse(&srv->block, ts->block, err, errsz)))
 			return ret;
 	}
+	if (ts->post[0]) {
+		srv->has_post = true;
+		if ((ret = dist_parse(&srv->post, ts->post, err, errsz)))
+			return ret;
+	}
 	if (ts->skew > 0) {
 		double sum = 0, acc = 0;
 
@@ -120,13 +126,21 @@ static int target_build(struct simcfg *cfg, struct target *t, struct tspec *ts, 
 		if ((ret = dist_parse(&st->work, ts->crecv, err, errsz)))
 			return ret;
 		cfg->client_lat = true;
+		if (ts->cdelay[0]) {
+			t->has_cdelay = true;
+			if ((ret = dist_parse(&t->cdelay, ts->cdelay, err, errsz)))
+				return ret;
+		}
 	}
 	t->nstages = k;
 	/* capacity at fmax: the busy CPUs' work, or the workers' whole time with blocking */
-	per = srv->work.mean + (srv->has_stall ? srv->stall.mean : 0);
+	per = srv->work.mean + (srv->has_stall ? srv->stall.mean : 0) +
+	      (srv->has_post ? srv->post.mean : 0);
 	cap = fmin2(ts->workers, ts->hi - ts->lo + 1) / (per * 1e-6);
 	if (srv->has_block)
 		cap = fmin2(cap, ts->workers / ((per + srv->block.mean) * 1e-6));
+	if (ts->cap > 0)	/* a capacity measured elsewhere (the bench's) */
+		cap = ts->cap;
 	t->capacity = cap;
 	if ((ret = arrivals_parse(&t->arr, ts->arr, err, errsz)))
 		return ret;
@@ -146,6 +160,7 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 	struct tspec ts;
 	int in_target = 0, ret, policy = 1;
 	bool shared = false;
+	double kthread_us = -1;
 
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->name, sizeof(cfg->name), "cell");
@@ -157,6 +172,7 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 	cfg->slice_s = 0.003;
 	cfg->window_s = 0.010;
 	cfg->coupled_lo = cfg->coupled_hi = -1;
+	cfg->perf_lo = cfg->perf_hi = -1;
 	cfg->governed_lo = 0;
 	cfg->governed_hi = -1;
 	cfg->collect_bound = true;
@@ -231,12 +247,20 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 				cfg->wake_us = atof(v);
 			else if (!strcmp(tok, "slice"))
 				cfg->slice_s = atof(v) / 1000;
+			else if (!strcmp(tok, "kthread"))
+				kthread_us = atof(v);
+			else if (!strcmp(tok, "split"))
+				cfg->split_cpu = !strcmp(v, "cpu");
+			else if (!strcmp(tok, "close"))
+				cfg->close_us = atof(v);
 			else if (!strcmp(tok, "decide"))
 				cfg->decide_us = atof(v);
 			else if (!strcmp(tok, "window"))
 				cfg->window_s = atof(v) / 1000;
 			else if (!strcmp(tok, "coupled") && !range(v, &cfg->coupled_lo,
 								   &cfg->coupled_hi))
+				;
+			else if (!strcmp(tok, "perf") && !range(v, &cfg->perf_lo, &cfg->perf_hi))
 				;
 			else if (!strcmp(tok, "governed") && !range(v, &cfg->governed_lo,
 								    &cfg->governed_hi))
@@ -269,12 +293,16 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 			snprintf(ts.stall, sizeof(ts.stall), "%s", v);
 		else if (!strcmp(tok, "block"))
 			snprintf(ts.block, sizeof(ts.block), "%s", v);
+		else if (!strcmp(tok, "post"))
+			snprintf(ts.post, sizeof(ts.post), "%s", v);
 		else if (!strcmp(tok, "arr"))
 			snprintf(ts.arr, sizeof(ts.arr), "%s", v);
 		else if (!strcmp(tok, "load"))
 			ts.load = atof(v);
 		else if (!strcmp(tok, "rate"))
 			ts.rate = atof(v);
+		else if (!strcmp(tok, "cap"))
+			ts.cap = atof(v);
 		else if (!strcmp(tok, "skew"))
 			ts.skew = atof(v);
 		else if (!strcmp(tok, "slo"))
@@ -283,6 +311,8 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 			ts.q = atoi(v);
 		else if (!strcmp(tok, "margin"))
 			ts.margin = atoi(v);
+		else if (!strcmp(tok, "cdelay"))
+			snprintf(ts.cdelay, sizeof(ts.cdelay), "%s", v);
 		else if (!strcmp(tok, "client") &&
 			 sscanf(v, "%63[^,],%63[^,],%d", ts.csend, ts.crecv, &ts.client_cpu) == 3)
 			;
@@ -314,5 +344,7 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 		if ((ret = platform_load(&cfg->plat, path, err, errsz)))
 			return ret;
 	}
+	if (kthread_us >= 0)
+		cfg->plat.kthread_us = kthread_us;
 	return 0;
 }

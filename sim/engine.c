@@ -75,6 +75,7 @@ static struct event ev_pop(struct sim *s)
 
 struct req_draw {
 	double work[SIM_MAX_STAGES], stall[SIM_MAX_STAGES], block[SIM_MAX_STAGES];
+	double post[SIM_MAX_STAGES];
 	int conn[SIM_MAX_STAGES];
 };
 
@@ -140,6 +141,9 @@ static void cpu_account(struct sim *s, struct cpu *c)
 			c->res_c[c->cstate] += m;
 		else
 			c->res_f[c->fidx] += m;
+		/* cpuidle's view: the exit latency is spent in the state it leaves */
+		if (c->state == CPU_WAKING)
+			c->res_cexit[c->cstate] += m;
 	}
 	c->e_t = s->now;
 }
@@ -194,10 +198,21 @@ static void cpu_settle(struct sim *s, struct cpu *c)
 		x = c->kwork / c->rate;
 		if (dt < x) {
 			c->kwork -= dt * c->rate;
+			if (c->kwork < DONE_EPS)
+				c->kwork = 0;
 			return;
 		}
 		dt -= x;
 		c->kwork = 0;
+	}
+	if (c->cur && c->cur->post > 0) {
+		x = c->cur->post / c->rate;
+		if (dt < x) {
+			c->cur->post -= dt * c->rate;
+			return;
+		}
+		dt -= x;
+		c->cur->post = 0;
 	}
 	r = c->cur ? c->cur->cur : NULL;
 	if (!r)
@@ -220,9 +235,11 @@ static void cpu_resched(struct sim *s, struct cpu *c)
 		return;		/* a waking CPU's event is its exit's, kept */
 	c->gen++;
 	left = c->kwork / c->rate;
+	if (c->cur)
+		left += c->cur->post / c->rate;
 	if (r)
 		left += r->stall + r->work / c->rate;
-	else if (!c->kernel_run)
+	else if (!c->kernel_run && !(c->cur && c->cur->post > 0))
 		return;		/* a thread between requests runs no segment */
 	ev_push(s, s->now + left, EV_CPU_DONE, c->id, c->gen);
 }
@@ -305,8 +322,13 @@ static double typical_interval(const struct cpu *c)
 static int cpu_idle_select(struct sim *s, struct cpu *c)
 {
 	double pred = typical_interval(c), lat = c->qos_us >= 0 ? c->qos_us : INFINITY;
-	double timer = c->next_timer > s->now ? (c->next_timer - s->now) * 1e6 : INFINITY;
+	double next = c->next_timer, timer;
 	int k, best = 0;
+
+	/* a client's sender sleeps until its next scheduled send: a timer menu knows */
+	if (c->sender_of >= 0 && (next <= s->now || s->tgt[c->sender_of].as.t < next))
+		next = s->tgt[c->sender_of].as.t;
+	timer = next > s->now ? (next - s->now) * 1e6 : INFINITY;
 
 	if (pred < 0)
 		pred = c->idle_avg;	/* menu's correction factor on the next timer */
@@ -459,7 +481,7 @@ static void cpu_dispatch(struct sim *s, struct cpu *c)
 		bpf_ran_on(s, th_target(s, th), c->id);
 	if (c->rq_len > 0)
 		cpu_arm_preempt(s, c);
-	if (th->cur)
+	if (th->cur || th->post > 0)
 		cpu_resched(s, c);
 	else
 		thread_step(s, th);
@@ -583,6 +605,8 @@ void policy_request(struct sim *s, struct policy *p, int fidx, bool urgent)
 {
 	double delay = s->plat->trans_us * 1e-6;
 
+	if (p->locked)
+		fidx = s->plat->np - 1;
 	if (fidx == p->fidx)
 		return;
 	p->fidx = fidx;
@@ -682,6 +706,7 @@ static void draw_req(struct target *t, struct req_draw *d)
 		d->work[k] = dist_draw(&st->work, &t->wrng, &t->wpos) * 1e-6;
 		d->stall[k] = st->has_stall ? dist_draw(&st->stall, &t->wrng, &t->wpos) * 1e-6 : 0;
 		d->block[k] = st->has_block ? dist_draw(&st->block, &t->wrng, &t->wpos) * 1e-6 : 0;
+		d->post[k] = st->has_post ? dist_draw(&st->post, &t->wrng, &t->wpos) * 1e-6 : 0;
 		d->conn[k] = route(st, &t->wrng);
 	}
 }
@@ -738,16 +763,20 @@ static void answer(struct sim *s, struct thread *th, struct req *r)
 	if (r->stage == t->server) {
 		r->srv_arr = r->arr;
 		r->srv_done = s->now;
-		bpf_answer(s, t, r);
+		bpf_answer(s, t, th, r);
 	}
 	if (r->stage + 1 < t->nstages) {
 		r->stage++;
 		stage_enter(s, r);
 		return;
 	}
+	if (s->now >= s->t_meas0 && s->now < s->t_meas1)
+		t->n_served++;
 	if (r->measured) {
 		t->n_done++;
-		hdr_add(t->lat, (s->now - (s->cfg->client_lat ? r->sched : r->srv_arr)) * 1e6);
+		double extra = t->has_cdelay ? dist_draw(&t->cdelay, &t->crng, &t->cpos) : 0;
+
+		hdr_add(t->lat, (s->now - (s->cfg->client_lat ? r->sched : r->srv_arr)) * 1e6 + extra);
 		hdr_add(t->srv_lat, (r->srv_done - r->srv_arr) * 1e6);
 	}
 	req_free(s, r);
@@ -829,8 +858,13 @@ static void cpu_done(struct sim *s, struct cpu *c)
 		cpu_dispatch(s, c);
 		return;
 	}
-	if (!th || !th->cur)
+	if (!th)
 		return;
+	if (!th->cur) {		/* its work after an answer is done */
+		th->post = 0;
+		thread_step(s, th);
+		return;
+	}
 	r = th->cur;
 	if (r->block > 0) {
 		double b = r->block;
@@ -843,7 +877,13 @@ static void cpu_done(struct sim *s, struct cpu *c)
 		return;
 	}
 	th->cur = NULL;
+	th->post = ((struct req_ext *)r)->d.post[r->stage];
 	answer(s, th, r);
+	if (th->post > 0) {
+		c->seg_t = s->now;
+		cpu_resched(s, c);
+		return;
+	}
 	thread_step(s, th);
 }
 
@@ -884,6 +924,7 @@ static void build(struct sim *s, const struct simcfg *cfg)
 		c->fidx = s->plat->np - 1;
 		c->qos_us = -1;
 		c->idle_avg = 1e6;
+		c->sender_of = -1;
 		c->coupled = cfg->coupled_lo >= 0 && i >= cfg->coupled_lo && i <= cfg->coupled_hi;
 		c->rate = cpu_rate(s, c);
 		cpu_repower(s, c);
@@ -896,6 +937,7 @@ static void build(struct sim *s, const struct simcfg *cfg)
 		p->cpu_lo = i * cfg->policy_cpus;
 		p->cpu_hi = fmin2(p->cpu_lo + cfg->policy_cpus, s->ncpus) - 1;
 		p->fidx = s->plat->np - 1;
+		p->locked = cfg->perf_lo >= 0 && p->cpu_lo >= cfg->perf_lo && p->cpu_hi <= cfg->perf_hi;
 	}
 	s->ntargets = cfg->ntargets;
 	for (ti = 0; ti < cfg->ntargets; ti++) {
@@ -916,6 +958,7 @@ static void build(struct sim *s, const struct simcfg *cfg)
 		t->id = ti;
 		rng_seed(&t->wrng, cfg->seed, 100 + ti);
 		rng_seed(&t->as.rng, cfg->seed, 200 + ti);
+		rng_seed(&t->crng, cfg->seed, 300 + ti);
 		t->as.t = 0;
 		t->lat = hdr_new();
 		t->srv_lat = hdr_new();
@@ -953,6 +996,8 @@ static void build(struct sim *s, const struct simcfg *cfg)
 			nth += st->nthreads;
 			ncn += st->nconns;
 		}
+		if (t->server > 0)
+			s->cpu[t->st[0].cpu_lo].sender_of = ti;
 		bpf_init(s, t);
 	}
 }

@@ -285,7 +285,9 @@ static uint32_t sl_report(struct sim *s, const void *sample)
 		any = true;
 		if (pi != kicked) {
 			kicked = pi;
-			cpu_kernel_work(s, &s->cpu[first], s->cfg->decide_us * 1e-6);
+			/* the policy's irq_work runs on the closing CPU */
+			cpu_kernel_work(s, &s->cpu[s->closer_cpu >= 0 ? s->closer_cpu : first],
+					s->cfg->decide_us * 1e-6);
 			sl_update(s, &s->pol[pi]);
 		}
 	}

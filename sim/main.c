@@ -8,15 +8,23 @@
  *
  *	sgsim [-P PLATDIR] [-g GOV,GOV,...] [-f CELLFILE -n LINE | CELLSPEC]
  *
- * GOV: performance powersave schedutil ondemand slack oracle bound (default
- * all).  Exit 0; 2 on a bad spec.
+ * A cell file's "#govs LIST" line names its governors when -g does not.
+ * GOV: performance powersave schedutil ondemand slack slack-cpu oracle bound
+ * (default all; slack-cpu is the law fed each CPU's share of a target as its
+ * own sample, bpfside.c's split=cpu).  Exit 0; 2 on a bad spec.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "sim.h"
+
+/* the governors of a cell, in the order they run and print */
+#define NGOVS		6
+#define GOV_SLACK	4
+#define GOV_SLACK_CPU	5
 
 /* ladders longer than this are bisected for the oracle instead of walked */
 #define ORACLE_WALK_MAX	8
@@ -28,7 +36,7 @@ struct result {
 	double p99[SIM_MAX_TARGETS], srv_p99[SIM_MAX_TARGETS], p50[SIM_MAX_TARGETS];
 	double e_req, mhz, rps;
 	double cstate[SIM_MAX_CSTATES], pstate[SIM_MAX_PSTATES];
-	uint64_t n, boosts, decisions, changes;
+	uint64_t n, served, boosts, decisions, changes;
 	bool slo_ok;
 };
 
@@ -50,13 +58,14 @@ static void run_one(const struct simcfg *cfg, const struct gov_ops *g, int fixed
 		r->p50[i] = hdr_pct(t->lat, 0.5);
 		r->srv_p99[i] = hdr_pct(t->srv_lat, t->slo_q / 10000.0);
 		r->n += t->n_meas;
+		r->served += t->n_served;
 		if (t->slo_us && r->p99[i] > t->slo_us)
 			r->slo_ok = false;
 		if (t->n_done < t->n_meas)	/* requests never answered: overload */
 			r->slo_ok = false, r->p99[i] = fmax2(r->p99[i], 1e9);
 	}
 	r->e_req = r->n ? s.e_gov_j / r->n : 0;
-	r->rps = r->n / cfg->dur_s;
+	r->rps = r->served / cfg->dur_s;
 	for (i = cfg->governed_lo; i <= cfg->governed_hi; i++) {
 		for (k = 0; k < s.plat->np; k++) {
 			t_c0 += s.cpu[i].res_f[k];
@@ -64,7 +73,7 @@ static void run_one(const struct simcfg *cfg, const struct gov_ops *g, int fixed
 			r->pstate[k] += s.cpu[i].res_f[k];
 		}
 		for (k = 0; k < s.plat->nc; k++)
-			r->cstate[k] += s.cpu[i].res_c[k];
+			r->cstate[k] += s.cpu[i].res_c[k] + s.cpu[i].res_cexit[k];
 	}
 	total = cfg->dur_s * (cfg->governed_hi - cfg->governed_lo + 1);
 	for (k = 0; k < s.plat->np; k++)
@@ -112,6 +121,8 @@ static const struct gov_ops *gov_by_name(const char *n)
 		&gov_schedutil, &gov_ondemand, &gov_slack };
 	unsigned int i;
 
+	if (!strcmp(n, "slack-cpu"))
+		return &gov_slack;
 	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (!strcmp(all[i]->name, n))
 			return all[i];
@@ -143,9 +154,10 @@ static const char *layout(const struct simcfg *cfg)
 
 static int run_cell(const struct simcfg *cfg, const char *spec, const char *govs)
 {
-	static const char *order[] = { "performance", "powersave", "schedutil", "ondemand",
-				       "slack" };
-	struct result res[5], fixed[SIM_MAX_PSTATES];
+	static const char *order[NGOVS] = { "performance", "powersave", "schedutil", "ondemand",
+					    "slack", "slack-cpu" };
+	struct result res[NGOVS], fixed[SIM_MAX_PSTATES];
+	static struct simcfg split;
 	double bound_j = 0, maxload = 0;
 	bool feasible = true, have_bound = false;
 	int i, np = cfg->plat.np, oracle = -1, workers = 0;
@@ -157,13 +169,17 @@ static int run_cell(const struct simcfg *cfg, const char *spec, const char *govs
 		maxload = fmax2(maxload, cfg->tgt[i].load);
 		workers += cfg->tgt[i].st[cfg->tgt[i].server].nthreads;
 	}
-	for (i = 0; i < 5; i++) {
+	split = *cfg;
+	split.split_cpu = true;
+	for (i = 0; i < NGOVS; i++) {
 		const struct gov_ops *g = gov_by_name(order[i]);
 		bool b = !have_bound && want(govs, "bound") && !strcmp(order[i], "performance");
 
 		if (!want(govs, order[i]))
 			continue;
-		run_one(cfg, g, 0, &res[i], &feasible, b ? &bound_j : NULL);
+		/* slack-cpu: the law fed each CPU's share of a target (bpfside.c, split=cpu) */
+		run_one(i == GOV_SLACK_CPU ? &split : cfg, g, 0, &res[i], &feasible,
+			b ? &bound_j : NULL);
 		have_bound |= b;
 	}
 	if (want(govs, "bound") && !have_bound) {
@@ -215,11 +231,17 @@ static int run_cell(const struct simcfg *cfg, const char *spec, const char *govs
 	printf("],\"mean_work_us\":[");
 	for (i = 0; i < cfg->ntargets; i++)
 		printf("%s%.2f", i ? "," : "", cfg->tgt[i].st[cfg->tgt[i].server].work.mean);
-	printf("],\"rate_per_cpu\":%.0f,\"governors\":{", 0.0);
+	{
+		double rate = 0;
+
+		for (i = 0; i < cfg->ntargets; i++)
+			rate += cfg->tgt[i].arr.rate;
+		printf("],\"rate_per_cpu\":%.0f,\"governors\":{", rate / cfg->ncpus);
+	}
 	{
 		bool first = true;
 
-		for (i = 0; i < 5; i++) {
+		for (i = 0; i < NGOVS; i++) {
 			if (!res[i].ran)
 				continue;
 			if (!first)
@@ -254,17 +276,19 @@ static int run_cell(const struct simcfg *cfg, const char *spec, const char *govs
 		uint64_t n = res[0].ran ? res[0].n : 0;
 
 		if (!n)
-			for (i = 0; i < 5; i++)
+			for (i = 0; i < NGOVS; i++)
 				n = res[i].ran ? res[i].n : n;
 		printf(",\"bound\":{\"energy_j_per_req\":%.9g,\"feasible\":%s}",
 		       n ? bound_j / n : 0, feasible ? "true" : "false");
 	}
-	/* the verdict against issue 48's goal */
+	/* the verdict against issue 48's goal, for slack and for slack-cpu */
 	pf = res[0].ran ? &res[0] : NULL;
 	su = res[2].ran ? &res[2] : NULL;
-	sl = res[4].ran ? &res[4] : NULL;
-	if (sl) {
-		printf(",\"verdict\":{\"slo\":\"%s\"",
+	for (i = GOV_SLACK; i <= GOV_SLACK_CPU; i++) {
+		sl = res[i].ran ? &res[i] : NULL;
+		if (!sl)
+			continue;
+		printf(",\"%s\":{\"slo\":\"%s\"", i == GOV_SLACK ? "verdict" : "verdict_cpu",
 		       !pf ? "n/a" : !pf->slo_ok ? "n/a" : sl->slo_ok ? "met" : "missed");
 		if (oracle >= 0)
 			printf(",\"oracle\":\"%s\",\"vs_oracle\":%.4f",
@@ -280,7 +304,7 @@ static int run_cell(const struct simcfg *cfg, const char *spec, const char *govs
 			printf(",\"vs_bound\":%.4f", sl->e_req / (bound_j / fmax2(sl->n, 1)));
 		printf("}");
 	}
-	printf("}\n");
+	printf(",\"cpu_s\":%.2f}\n", (double)clock() / CLOCKS_PER_SEC);
 	fflush(stdout);
 	return 0;
 }
@@ -294,10 +318,11 @@ static int usage(void)
 int main(int argc, char **argv)
 {
 	const char *platdir = "sim/platforms", *govs =
-		"performance,powersave,schedutil,ondemand,slack,oracle,bound", *file = NULL;
-	char line[4096], err[512];
+		"performance,powersave,schedutil,ondemand,slack,slack-cpu,oracle,bound", *file = NULL;
+	char line[4096], err[512], filegovs[256];
 	static struct simcfg cfg;
 	int opt, lineno = 0, n = 0;
+	bool govs_set = false;
 
 	while ((opt = getopt(argc, argv, "P:g:f:n:")) != -1) {
 		switch (opt) {
@@ -306,6 +331,7 @@ int main(int argc, char **argv)
 			break;
 		case 'g':
 			govs = optarg;
+			govs_set = true;
 			break;
 		case 'f':
 			file = optarg;
@@ -328,6 +354,12 @@ int main(int argc, char **argv)
 		while (fgets(line, sizeof(line), f)) {
 			char *p = line + strspn(line, " \t");
 
+			/* "#govs LIST": the file's governors, unless -g names them */
+			if (!strncmp(p, "#govs ", 6) && !govs_set) {
+				snprintf(filegovs, sizeof(filegovs), "%s", p + 6);
+				filegovs[strcspn(filegovs, " \t\n")] = 0;
+				govs = filegovs;
+			}
 			if (*p == '#' || *p == '\n' || !*p)
 				continue;
 			if (++n == lineno)

@@ -159,6 +159,7 @@ struct thread {
 	int ready_head, ready_tail;	/* its connections with pending requests */
 	struct req *batch, *batch_tail;	/* read, not answered */
 	struct req *cur;
+	double post;		/* work left after the last answer, fmax-seconds */
 	bool in_wait_return;	/* dispatched out of a wait: count it */
 	double wait_enter;	/* the wait call's entry */
 	double busy_from;	/* the busy segment's start (0: none) */
@@ -199,8 +200,10 @@ struct cpu {
 	double idle_avg;
 	double qos_us;		/* resume latency limit (PM QoS), <0: none */
 	double next_timer;	/* the CPU's next known timer (background) */
+	int sender_of;		/* the target whose client sends from this CPU (-1: none) */
 	/* statistics */
 	double res_c[SIM_MAX_CSTATES];
+	double res_cexit[SIM_MAX_CSTATES];	/* C0 time of the exits from each state */
 	double res_f[SIM_MAX_PSTATES];
 	double stat_t;
 	int coupled;		/* in the coupling group (the guest's one TCG thread) */
@@ -214,14 +217,15 @@ struct policy {
 	uint64_t tgen, timer_gen;
 	void *gov;		/* the governor's per-policy state */
 	double last_change;
+	bool locked;		/* held at fmax whatever the governor (the guest's CPU 0) */
 };
 
 /* one stage of a target's pipeline: client send, server, client receive */
 struct stage {
 	int nthreads, nconns;
 	int first_thread, first_conn;
-	struct dist work, stall, block;
-	bool has_stall, has_block;
+	struct dist work, stall, block, post;
+	bool has_stall, has_block, has_post;
 	int cpu_lo, cpu_hi;
 	bool pinned;
 	double *weights;	/* routing weights of its connections (NULL: round robin) */
@@ -240,12 +244,18 @@ struct target {
 	struct arr_state as;
 	struct rng wrng;	/* work draws */
 	uint64_t wpos;
+	/* the client's own delay added to each latency it measures (no CPU time), us */
+	struct dist cdelay;
+	bool has_cdelay;
+	struct rng crng;
+	uint64_t cpos;
 	uint32_t slo_us, slo_q, margin;
 	double load;		/* share of its capacity */
 	double capacity;	/* requests/s at fmax */
 	void *bpf;		/* the BPF side's state (bpfside.c) */
 	/* results over the measured interval */
 	uint64_t n_meas, n_done;
+	uint64_t n_served;	/* answered inside the measured interval */
 	struct hdr *lat;	/* the latency the SLO is about (client's when there is one) */
 	struct hdr *srv_lat;	/* server-side */
 	double work_sum;	/* server work of measured requests, fmax-seconds */
@@ -332,10 +342,13 @@ struct simcfg {
 	double wake_us;		/* scheduler wake-up latency of a thread, s */
 	double slice_s;		/* CFS-like time slice */
 	double decide_us;	/* CPU cost of one slack decision */
+	double close_us;	/* CPU cost of the BPF side's window close */
 	int coupled_lo, coupled_hi;	/* CPUs sharing one emulator thread (-1: none) */
 	int governed_lo, governed_hi;	/* CPUs whose energy counts */
+	int perf_lo, perf_hi;		/* CPUs held at fmax (-1: none) */
 	double window_s;	/* the BPF side's window */
 	bool collect_bound;	/* keep the requests for the lower bound */
+	bool split_cpu;		/* the BPF side reports each CPU's share of a target */
 	struct slack_knobs knobs;
 	bool client_lat;	/* the SLO is on the client's latency */
 };
@@ -363,6 +376,7 @@ struct sim {
 	double t_meas0, t_meas1;
 	int nbusy_coupled;
 	int stealable;		/* free threads waiting on a run queue */
+	int closer_cpu;		/* the CPU closing the current window (bpfside.c) */
 	uint64_t nevents;
 	void *govstate;
 	struct rng bgrng;
@@ -390,7 +404,7 @@ void bpf_window(struct sim *s, struct target *t);
 void bpf_recv(struct sim *s, struct target *t, struct thread *th, int nreq);
 void bpf_wait_return(struct sim *s, struct target *t, struct thread *th, double blocked_from);
 void bpf_wait_enter(struct sim *s, struct target *t, struct thread *th);
-void bpf_answer(struct sim *s, struct target *t, struct req *r);
+void bpf_answer(struct sim *s, struct target *t, struct thread *th, struct req *r);
 void bpf_switch_out(struct sim *s, struct target *t, struct thread *th, double ran);
 void bpf_ran_on(struct sim *s, struct target *t, int cpu);
 
