@@ -217,6 +217,50 @@ def scale_table(out, title, cells, unit):
              "oracle", "bound", "slack: goal", "slack-cpu: goal"], body)
 
 
+def ablation_table(out, cells):
+    """ablation.cells: per base cell, slack with each mechanism off, against the law whole"""
+    out += ["Ablation", "=" * 8, ""]
+    out.append("slack's energy per request (uJ; the guest's cells in mJ) and p99 (us), "
+               "the means of three seeds, with one mechanism off, and the change against "
+               "the whole law's energy.")
+    out.append("")
+    base, variants = {}, []
+    for c in cells:
+        m = re.match(r"ablation-(.+)-(law|no-[a-z-]+|window-1ms)-s\d+$", c["cell"])
+        if not m:
+            continue
+        base.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(c)
+        if m.group(2) not in variants:
+            variants.append(m.group(2))
+
+    def mean(cs, f):
+        return sum(f(c["governors"]["slack"]) for c in cs) / len(cs)
+
+    body = []
+    for b, vs in base.items():
+        law = vs.get("law")
+        k = 1e3 if b.startswith("guest") else 1e6
+        row = [b]
+        for v in variants:
+            cs = vs.get(v)
+            if not cs:
+                row.append("")
+                continue
+            e = mean(cs, lambda r: r["energy_j_per_req"])
+            d = ""
+            if law and v != "law":
+                d = " (%s)" % pct(e / mean(law, lambda r: r["energy_j_per_req"]) - 1)
+            over = sum(1 for c in cs if not c["governors"]["slack"]["slo_ok"])
+            row.append("%.3g%s, %.0f%s" % (e * k, d, mean(cs, lambda r: max(r["p99_us"])),
+                                           " **over** in %d of %d" % (over, len(cs))
+                                           if over else ""))
+        o = law[0].get("oracle") if law else None
+        row.append("%d MHz, %.3g" % (o["mhz"], o["energy_j_per_req"] *
+                                     (1e3 if b.startswith("guest") else 1e6)) if o else "-")
+        body.append(row)
+    lt(out, ["cell"] + variants + ["oracle"], body)
+
+
 def summary(cells):
     s = {}
     for key in ("verdict", "verdict_cpu"):
@@ -276,6 +320,9 @@ def main():
                 if sm[key]["missed"] else ""))
             out.append("")
         scale_table(out, "Cells ``scale``", scale, "uJ")
+    abl = [c for c in cells if family(c) == "ablation"]
+    if abl:
+        ablation_table(out, abl)
     check = [c for c in cells if family(c) == "check"]
     if check:
         out += ["The regression cells", "=" * 20, ""]
