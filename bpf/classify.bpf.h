@@ -156,6 +156,8 @@ static __always_inline struct sg_thread *thread_state(bool create)
 	th->conn = m.slot != SG_NO_SLOT && m.proto != SLACKGOV_PROTO_THREAD &&
 		   m.proto != SLACKGOV_PROTO_FUNC && !th->tls;
 	th->func = m.slot != SG_NO_SLOT && m.proto == SLACKGOV_PROTO_FUNC;
+	if (th->func)
+		sg_func_seen = 1;
 	th->generation = gen;
 	th->rt_ns = task->se.sum_exec_runtime;	/* on-CPU time counts from now */
 	th->rq_ns = run_delay(task);		/* and run-queue wait */

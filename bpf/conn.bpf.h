@@ -164,6 +164,18 @@ static __always_inline __u64 conn_arrival(const struct sg_thread *th, __u32 seq)
 	return th->rd_last_ns;
 }
 
+/* Queue on @c a request read by @th at @rd that arrived at @arr, or (0)
+ * with the byte at sequence number @seq.  Global: the walk over the
+ * thread's stamps is checked once, not once per request start. */
+__noinline int sg_conn_push_at(struct sg_thread *th, struct sg_conn *c, __u32 seq, __u64 arr,
+			       __u64 rd)
+{
+	if (!th || !c)
+		return 0;
+	conn_push(c, arr ?: conn_arrival(th, seq), rd);
+	return 0;
+}
+
 /* Parse the @ret bytes read into @ubuf (@ubuf_len: the part that is one
  * buffer) for @c's protocol; queue the requests that start in them, read at
  * @rd, each dated by the byte map (@arr 0) or all by @arr. */
@@ -203,7 +215,7 @@ static __always_inline void conn_parse(struct sg_thread *th, struct sg_conn *c, 
 	for (i = 0; i < SG_PARSE_STARTS; i++) {
 		if (i >= n)
 			break;
-		conn_push(c, arr ?: conn_arrival(th, seq0 + p->start[i & (SG_PARSE_STARTS - 1)]), rd);
+		sg_conn_push_at(th, c, seq0 + p->start[i & (SG_PARSE_STARTS - 1)], arr, rd);
 	}
 	if (p->total > n) {		/* the rest: dated by the newest byte */
 		c->extra += p->total - n;
@@ -239,50 +251,78 @@ static __always_inline void conn_enter(struct sg_thread *th, struct pt_regs *reg
 	th->ubuf_len = iov.iov_len > 0x7fffffff ? 0x7fffffff : iov.iov_len;
 }
 
-/* A recv of @th (per-connection target) returned @ret > 0 bytes. */
-/* @ret > 0 bytes were read into @ubuf (@ubuf_len) on connection @c at @rd,
+/* A read, for sg_conn_read(): @ret > 0 bytes into @ubuf (@ubuf_len: the
+ * part that is one buffer) at @rd on connection @k (its socket's @cookie),
  * the first of them arrived at @arr (0: the byte map dates each). */
-static __always_inline void conn_read(struct sg_thread *th, struct sg_conn *c, __u64 ubuf,
-				      __u32 ubuf_len, long ret, __u64 arr, __u64 rd)
+struct sg_read {
+	struct sg_conn_key k;
+	__u64 cookie, ubuf, arr, rd;
+	__u32 ubuf_len, ret, proto, pad;
+};
+
+/*
+ * @r was read by @th: queue its requests on their connection, created or
+ * started afresh as conn_get() says.  A global function, as the walks of
+ * latency.bpf.h are: the verifier checks the connection's lookup, the
+ * parse and their loops once, not in every path of each caller (inline,
+ * 6.1's verifier ran out of its million instructions on sg_exit).
+ */
+__noinline int sg_conn_read(struct sg_thread *th, struct sg_read *r)
 {
+	struct sg_conn_key k;
+	struct sg_conn *c;
 	__u32 w = 0;
 
+	if (!th || !r)
+		return 0;
+	k = r->k;		/* a key on the stack (6.1: no argument memory as a key) */
+	c = conn_get(&k, r->cookie, r->proto, true);
+	if (!c)
+		return 0;
 	if (c->proto == SLACKGOV_PROTO_AUTO) {
-		if (ret < 4 || ubuf_len < 4 || bpf_probe_read_user(&w, 4, (void *)ubuf))
+		if (r->ret < 4 || r->ubuf_len < 4 || bpf_probe_read_user(&w, 4, (void *)r->ubuf))
 			c->proto = SLACKGOV_PROTO_CONN;
 		else
 			c->proto = proto_guess(w);
 	}
 	if (c->proto == SLACKGOV_PROTO_CONN) {
 		if (!c->n && !c->extra)
-			conn_push(c, arr ?: th->rd_arr_ns, rd);
-		return;
+			conn_push(c, r->arr ?: th->rd_arr_ns, r->rd);
+		return 0;
 	}
-	conn_parse(th, c, ubuf, ubuf_len, (__u32)ret, arr, rd);
+	conn_parse(th, c, r->ubuf, r->ubuf_len, r->ret, r->arr, r->rd);
+	return 0;
 }
 
+/* A recv of @th (per-connection target) returned @ret > 0 bytes. */
 static __always_inline void conn_recv(struct sg_thread *th, __u32 proto, long ret)
 {
-	struct sg_conn_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .fd = th->fd };
-	struct sg_conn *c;
+	struct sg_read r = {
+		.k = { .tgid = bpf_get_current_pid_tgid() >> 32, .fd = th->fd },
+		.cookie = th->rd_ck, .ubuf = th->ubuf, .ubuf_len = th->ubuf_len, .ret = ret,
+		.rd = th->rd_ns, .proto = proto,
+	};
 
-	if (!th->rd_ns)
-		return;			/* not a TCP read */
-	c = conn_get(&k, th->rd_ck, proto, true);
-	if (c)
-		conn_read(th, c, th->ubuf, th->ubuf_len, ret, 0, th->rd_ns);
+	if (th->rd_ns)			/* a TCP read */
+		sg_conn_read(th, &r);
 }
 
-/* A send on connection @k returned data at @now: time and count what the
- * connection has queued. */
-static __always_inline void conn_answer_key(struct sg_conn_key *k, struct sg_acc *a, __u64 now)
+/* A send on connection (@tgid, @fd, @ssl) of the target in @slot returned
+ * data at @now: time and count what the connection has queued.  Global,
+ * as sg_conn_read(); its arguments are scalars, since 6.1 takes no
+ * pointer argument of a global function as a map key. */
+__noinline int sg_conn_answer(__u32 tgid, __s32 fd, __u64 ssl, __u32 slot, __u64 now)
 {
-	struct sg_conn *c = conn_get(k, 0, 0, false);
+	struct sg_conn_key k = { .tgid = tgid, .fd = fd, .ssl = ssl };
+	struct sg_conn *c;
+	struct sg_acc *a;
 	__u64 extra;
 	__u32 i, n;
 
-	if (!c || (!c->n && !c->extra))
-		return;
+	a = bpf_map_lookup_elem(&acc, &slot);
+	c = conn_get(&k, 0, 0, false);
+	if (!a || !c || (!c->n && !c->extra))
+		return 0;
 	n = c->n < SG_CONN_REQS ? c->n : SG_CONN_REQS;
 	extra = c->extra;
 	c->n = 0;
@@ -290,19 +330,18 @@ static __always_inline void conn_answer_key(struct sg_conn_key *k, struct sg_acc
 	for (i = 0; i < SG_CONN_REQS; i++) {
 		if (i >= n)
 			break;
-		lat_add(a, c->arr[SG_CR(i)], c->rd[SG_CR(i)], now, 1);
+		sg_lat_add(slot, c->arr[SG_CR(i)], c->rd[SG_CR(i)], now, 1);
 	}
 	if (extra)
-		lat_add(a, c->last_arr, c->last_rd, now, extra);
+		sg_lat_add(slot, c->last_arr, c->last_rd, now, extra);
 	__sync_fetch_and_add(&a->nr_req, n + extra);
+	return 0;
 }
 
 /* A send of @th on its fd returned data at @now. */
-static __always_inline void conn_answer(struct sg_thread *th, struct sg_acc *a, __u64 now)
+static __always_inline void conn_answer(struct sg_thread *th, __u64 now)
 {
-	struct sg_conn_key k = { .tgid = bpf_get_current_pid_tgid() >> 32, .fd = th->fd };
-
-	conn_answer_key(&k, a, now);
+	sg_conn_answer(bpf_get_current_pid_tgid() >> 32, th->fd, 0, th->slot, now);
 }
 
 /* A TCP socket that a per-connection target read leaves the established

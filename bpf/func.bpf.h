@@ -27,10 +27,12 @@
  *    outermost call returns (or at EXIT).  It counts in ``nr_req``; its
  *    latency, from entry to end, goes into the histogram with no queueing
  *    part (the socket wait before the function is not seen).
- * 2. Its wall time splits exactly, from the scheduler's accounting of the
- *    thread: *off-CPU* time is the sum of the gaps between leaving the CPU
- *    (``sched_switch``) and running again (``sched_info.last_arrival``);
- *    of it, *run-queue* wait is the step of ``sched_info.run_delay``, the
+ * 2. Its wall time splits from the context switches of the thread:
+ *    *off-CPU* time is the sum of the gaps between leaving the CPU and
+ *    running again (``sched_switch``: once such a target exists, it looks
+ *    up the incoming thread's state too, one more task-storage lookup per
+ *    context switch until the unload); of it, *run-queue* wait is the step
+ *    of the scheduler's ``sched_info.run_delay``, the
  *    rest *blocked* (``block_ns``: I/O, locks, timers, a backend: time
  *    that a higher frequency does not shorten); on-CPU is the rest of the
  *    wall time.  The thread-level sleep rule of DOC "request metrics"
@@ -47,22 +49,22 @@
  *    thread exits, a longjmp) is dropped at the thread's next ENTRY.
  */
 
-/* The thread's off-CPU time so far, ns: the completed gaps, plus the one
- * before its current run (sched_info.last_arrival, CO-RE guarded). */
-static __always_inline __u64 fn_off_ns(struct sg_thread *th, struct task_struct *task)
+/* The thread's off-CPU time so far, ns: its gaps between leaving the CPU
+ * and running again, as sched_switch saw them. */
+static __always_inline __u64 fn_off_ns(struct sg_thread *th, __u64 now)
 {
-	__u64 arr = 0;
-
-	if (bpf_core_field_exists(task->sched_info))
-		arr = BPF_CORE_READ(task, sched_info.last_arrival);
-	return th->off_cum_ns + (th->out_ns && arr > th->out_ns ? arr - th->out_ns : 0);
+	return th->off_cum_ns + (th->out_ns && now > th->out_ns ? now - th->out_ns : 0);
 }
 
-/* @task (a target thread) leaves the CPU at @now: close its previous gap. */
-static __always_inline void fn_switch(struct sg_thread *th, struct task_struct *task, __u64 now)
+/* @next runs again at @now (sched_switch): close its gap. */
+static __always_inline void fn_switch_in(struct task_struct *next, __u64 now)
 {
-	th->off_cum_ns = fn_off_ns(th, task);
-	th->out_ns = now;
+	struct sg_thread *th = bpf_task_storage_get(&threads, next, 0, 0);
+
+	if (!th || !th->func || !th->out_ns)
+		return;
+	th->off_cum_ns = fn_off_ns(th, now);
+	th->out_ns = 0;
 }
 
 /* The current thread's state, if it is classified at the current
@@ -90,7 +92,7 @@ int sg_req_enter(struct pt_regs *ctx)
 		return 0;		/* a nested call: the outer one times it */
 	th->fn_depth = 1;
 	th->fn_start_ns = bpf_ktime_get_ns();
-	th->fn_off_ns = fn_off_ns(th, task);
+	th->fn_off_ns = fn_off_ns(th, th->fn_start_ns);
 	th->fn_rq_ns = run_delay(task);
 	return 0;
 }
@@ -117,14 +119,14 @@ int sg_req_exit(struct pt_regs *ctx)
 	now = bpf_ktime_get_ns();
 	if (a && now > th->fn_start_ns) {
 		wall = now - th->fn_start_ns;
-		off = fn_off_ns(th, task) - th->fn_off_ns;
+		off = fn_off_ns(th, now) - th->fn_off_ns;
 		rq = run_delay(task) - th->fn_rq_ns;
 		if (off > wall)
 			off = wall;
 		blk = off > rq ? off - rq : 0;
 		__sync_fetch_and_add(&a->block_ns, blk);
 		__sync_fetch_and_add(&a->nr_req, 1);
-		lat_add(a, th->fn_start_ns, th->fn_start_ns, now, 1);
+		sg_lat_add(slot, th->fn_start_ns, th->fn_start_ns, now, 1);
 		set_cpu(a->cpus);
 	}
 	th->fn_start_ns = 0;

@@ -371,15 +371,18 @@ static __always_inline __u64 lat_nth_arrival(struct sg_thread *th, __u32 j)
 	return 0;
 }
 
-/* @n requests that arrived at @arr, were read at @rd and answered at @now:
- * into the open window (count, sums, histogram, over the budget). */
-static __always_inline void lat_add(struct sg_acc *a, __u64 arr, __u64 rd, __u64 now, __u64 n)
+/* @n requests of the target in @slot that arrived at @arr, were read at
+ * @rd and answered at @now: into the open window (count, sums, histogram,
+ * over the budget).  A global function: its bucket's five branches are
+ * walked once, not in every iteration of a caller's loop over requests. */
+__noinline int sg_lat_add(__u32 slot, __u64 arr, __u64 rd, __u64 now, __u64 n)
 {
+	struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
 	__u64 lat;
 	__u32 b;
 
-	if (arr > rd || rd > now)
-		return;
+	if (!a || arr > rd || rd > now)
+		return 0;
 	lat = now - arr;
 	b = slackgov_lat_bucket(lat / 1000);
 	if (b >= SLACKGOV_LAT_BUCKETS)
@@ -391,6 +394,7 @@ static __always_inline void lat_add(struct sg_acc *a, __u64 arr, __u64 rd, __u64
 	__sync_fetch_and_add(&a->lat_ns, lat * n);
 	__sync_fetch_and_add(&a->lat_queue_ns, (rd - arr) * n);
 	__sync_fetch_and_add(&a->lat_svc_ns, (now - rd) * n);
+	return 0;
 }
 
 /*
@@ -412,7 +416,7 @@ static __always_inline void lat_answer(struct sg_thread *th, struct sg_acc *a, _
 			arr = nth > th->lat_arr_ns ? nth : th->lat_arr_ns;
 	}
 	th->lat_answered++;
-	lat_add(a, arr, rd, now, 1);
+	sg_lat_add(th->slot, arr, rd, now, 1);
 }
 
 /* State of lat_close()'s walks over the buckets. */

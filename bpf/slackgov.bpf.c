@@ -87,66 +87,80 @@ static __always_inline struct sg_thread *on_enter(struct pt_regs *regs, long id)
 }
 
 /* The syscall of @th (a target's thread, or NULL) returned @ret. */
+/*
+ * What the syscall of @th (a target's thread, @slot) that returned @ret at
+ * @now counts: a send, a recv, a wait.  A global function: the verifier
+ * checks its paths (thread, connection, function and TLS rules) once,
+ * not again with each path of the classification before it and of the
+ * window's close after it in every program that calls it.
+ */
+__noinline int sg_account(struct sg_thread *th, __u32 slot, long ret, __u64 now)
+{
+	struct sg_acc *a = bpf_map_lookup_elem(&acc, &slot);
+
+	if (!th || !a)
+		return 0;
+	set_cpu(a->cpus);
+	if (th->kind == SG_NONE || ret < 0)
+		return 0;
+	switch (th->kind) {
+	case SG_SEND:
+		if (!ret)
+			break;	/* nothing sent */
+		__sync_fetch_and_add(&a->nr_send, 1);
+		if (th->conn) {
+			conn_answer(th, now);
+		} else if (!th->func && !th->tls) {
+			__sync_fetch_and_add(&a->nr_req, 1);
+			lat_answer(th, a, now);
+		}
+		add_interval(&a->last_send_ns, now, &a->send_sum_us, &a->send_sq_us2);
+		break;
+	case SG_RECV:
+		if (!ret)
+			break;	/* end of file: the peer closed, no request */
+		__sync_fetch_and_add(&a->nr_recv, 1);
+		if (th->conn) {
+			conn_recv(th, a->proto, ret);
+			th->rd_ns = 0;
+		} else if (th->tls) {
+			/* inside SSL_read: its request's arrival */
+			if (th->tls_t0 && !th->tls_arr && th->rd_ns)
+				th->tls_arr = th->rd_arr_ns;
+		} else if (!th->func) {
+			lat_recv_done(th);
+		}
+		add_interval(&a->last_recv_ns, now, &a->recv_sum_us, &a->recv_sq_us2);
+		/* a recv that slept for its data is the wait of a
+		 * blocking-I/O worker (thread per connection) */
+		if (th->slept && th->enter_ns) {
+			end_busy(th, a, th->enter_ns);
+			count_wait(th, a, now);
+			th->wait_exit_ns = now;
+		}
+		break;
+	case SG_WAIT:
+		th->wait_exit_ns = now;
+		/* a wait that returned no event is a timer wake: not slack */
+		if (ret == 0 || !th->enter_ns)
+			break;
+		count_wait(th, a, now);
+		break;
+	}
+	return 0;
+}
+
+/* The syscall of @th (a target's thread, or NULL) returned @ret. */
 static __always_inline int on_exit(struct sg_thread *th, long ret, const bool feed)
 {
-	struct sg_acc *a;
 	__u64 now;
 	__u32 slot;
 
 	if (!th || th->slot == SG_NO_SLOT)
 		return 0;
 	slot = th->slot;
-	a = bpf_map_lookup_elem(&acc, &slot);
-	if (!a)
-		return 0;
 	now = bpf_ktime_get_ns();
-	set_cpu(a->cpus);
-	if (th->kind != SG_NONE && ret >= 0) {
-		switch (th->kind) {
-		case SG_SEND:
-			if (!ret)
-				break;	/* nothing sent */
-			__sync_fetch_and_add(&a->nr_send, 1);
-			if (th->conn) {
-				conn_answer(th, a, now);
-			} else if (!th->func && !th->tls) {
-				__sync_fetch_and_add(&a->nr_req, 1);
-				lat_answer(th, a, now);
-			}
-			add_interval(&a->last_send_ns, now, &a->send_sum_us, &a->send_sq_us2);
-			break;
-		case SG_RECV:
-			if (!ret)
-				break;	/* end of file: the peer closed, no request */
-			__sync_fetch_and_add(&a->nr_recv, 1);
-			if (th->conn) {
-				conn_recv(th, a->proto, ret);
-				th->rd_ns = 0;
-			} else if (th->tls) {
-				/* inside SSL_read: its request's arrival */
-				if (th->tls_t0 && !th->tls_arr && th->rd_ns)
-					th->tls_arr = th->rd_arr_ns;
-			} else if (!th->func) {
-				lat_recv_done(th);
-			}
-			add_interval(&a->last_recv_ns, now, &a->recv_sum_us, &a->recv_sq_us2);
-			/* a recv that slept for its data is the wait of a
-			 * blocking-I/O worker (thread per connection) */
-			if (th->slept && th->enter_ns) {
-				end_busy(th, a, th->enter_ns);
-				count_wait(th, a, now);
-				th->wait_exit_ns = now;
-			}
-			break;
-		case SG_WAIT:
-			th->wait_exit_ns = now;
-			/* a wait that returned no event is a timer wake: not slack */
-			if (ret == 0 || !th->enter_ns)
-				break;
-			count_wait(th, a, now);
-			break;
-		}
-	}
+	sg_account(th, slot, ret, now);
 	th->kind = SG_NONE;
 	th->enter_ns = 0;
 	maybe_close(slot, now, 0, feed, SG_SCRATCH_PROG);
@@ -255,7 +269,8 @@ SG_FEXIT(sendmmsg)
  * task-storage lookup per context switch for every process on the machine,
  * not one per side.
  */
-static __always_inline int on_switch(struct task_struct *prev, const bool feed)
+static __always_inline int on_switch(struct task_struct *prev, struct task_struct *next,
+				     const bool feed)
 {
 	struct slackgov_bpf_config *c = cfg();
 	__u64 now, rt, d, rq, dq, gen = (c ? c->generation : 0) + 1;
@@ -263,6 +278,8 @@ static __always_inline int on_switch(struct task_struct *prev, const bool feed)
 	struct sg_acc *a;
 	__u32 slot;
 
+	if (sg_func_seen)	/* func.bpf.h: the incoming thread's off-CPU gap ends */
+		fn_switch_in(next, bpf_ktime_get_ns());
 	/* a verdict of an older generation (a deleted target) counts no more */
 	th = bpf_task_storage_get(&threads, prev, 0, 0);
 	if (!th || th->slot == SG_NO_SLOT || th->generation != gen)
@@ -288,8 +305,6 @@ static __always_inline int on_switch(struct task_struct *prev, const bool feed)
 		if (th->out_svc && th->out_ns && now - th->out_ns > d + dq)
 			__sync_fetch_and_add(&a->block_ns, now - th->out_ns - d - dq);
 	}
-	if (th->func)
-		fn_switch(th, prev, now);
 	th->out_ns = now;
 	/* asleep, in a busy segment, not in a wait nor a recv (waiting for
 	 * work); a function-bracketed target counts its requests' own */
@@ -303,7 +318,7 @@ static __always_inline int on_switch(struct task_struct *prev, const bool feed)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(sg_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	return on_switch(prev, FEED);
+	return on_switch(prev, next, FEED);
 }
 
 /* The last thread of a target process exits: when it was the target's last

@@ -484,4 +484,8 @@ static __always_inline __u64 run_delay(struct task_struct *p)
 	return BPF_CORE_READ(p, sched_info.run_delay);
 }
 
+/* Set once a function-bracketed target's thread is classified (func.bpf.h):
+ * from then on sched_switch looks up the incoming thread too. */
+__u32 sg_func_seen;	/* a global: clang may not shrink it to a byte, which BTF refuses */
+
 #endif /* __SG_STATE_BPF_H */

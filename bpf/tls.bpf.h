@@ -55,10 +55,9 @@ int sg_ssl_read_enter(struct pt_regs *ctx)
 /* The SSL_read (@ex: SSL_read_ex) in progress returned @rc. */
 static __always_inline int ssl_read_done(struct sg_thread *th, int rc, bool ex)
 {
-	struct sg_conn_key k = { .fd = -1 };
-	struct sg_conn *c;
+	struct sg_read r = {};
 	struct sg_acc *a;
-	__u64 now, n = 0;
+	__u64 n = 0;
 	long ret = rc;
 	__u32 slot;
 
@@ -69,12 +68,17 @@ static __always_inline int ssl_read_done(struct sg_thread *th, int rc, bool ex)
 	slot = th->slot;
 	a = bpf_map_lookup_elem(&acc, &slot);
 	if (ret > 0 && a) {
-		now = bpf_ktime_get_ns();
-		k.tgid = bpf_get_current_pid_tgid() >> 32;
-		k.ssl = th->tls_ssl;
-		c = conn_get(&k, th->tls_ssl, a->proto, true);
-		if (c)
-			conn_read(th, c, th->tls_buf, 0x7fffffff, ret, th->tls_arr ?: th->tls_t0, now);
+		r.k.tgid = bpf_get_current_pid_tgid() >> 32;
+		r.k.fd = -1;
+		r.k.ssl = th->tls_ssl;
+		r.cookie = th->tls_ssl;
+		r.proto = a->proto;
+		r.ubuf = th->tls_buf;
+		r.ubuf_len = 0x7fffffff;
+		r.ret = ret;
+		r.arr = th->tls_arr ?: th->tls_t0;
+		r.rd = bpf_ktime_get_ns();
+		sg_conn_read(th, &r);
 	}
 	th->tls_t0 = 0;
 	return 0;
@@ -106,19 +110,13 @@ int sg_ssl_write_enter(struct pt_regs *ctx)
 /* The SSL_write in progress answered (@ok). */
 static __always_inline int ssl_write_done(struct sg_thread *th, bool ok)
 {
-	struct sg_conn_key k = { .fd = -1 };
-	struct sg_acc *a;
-	__u32 slot;
+	__u64 ssl;
 
 	if (!th || th->slot == SG_NO_SLOT || !th->tls || !th->tls_wssl || !ok)
 		return 0;
-	slot = th->slot;
-	a = bpf_map_lookup_elem(&acc, &slot);
-	k.tgid = bpf_get_current_pid_tgid() >> 32;
-	k.ssl = th->tls_wssl;
+	ssl = th->tls_wssl;
 	th->tls_wssl = 0;
-	if (a)
-		conn_answer_key(&k, a, bpf_ktime_get_ns());
+	sg_conn_answer(bpf_get_current_pid_tgid() >> 32, -1, ssl, th->slot, bpf_ktime_get_ns());
 	return 0;
 }
 
