@@ -126,7 +126,7 @@ def order_of(rows, wl, ld, key):
 
 
 def cal_tables(out, rows, bench):
-    out += ["Calibration against the guest bench", "=" * 35, ""]
+    out += ["Calibration against the guest bench", "-" * 35, ""]
     if not rows:
         out += ["(no calib cells in this run)", ""]
         return
@@ -204,7 +204,7 @@ def scale_table(out, title, cells, unit):
         body.append([
             c["cell"].split("-", 1)[1],
             "%d %s, %d w" % (c["cpus"], c["policy"], c["workers"]),
-            "/".join(str(s) for s in c["slo_us"]),
+            "%.0fk, %s" % (c.get("rate_per_cpu", 0) / 1000, "/".join(str(s) for s in c["slo_us"])),
         ] + [fig(g[n], unit) if n in g else "-" for n in
              ("performance", "schedutil", "ondemand", "slack", "slack-cpu")] + [
             "%d MHz, %.1f" % (o["mhz"], o["energy_j_per_req"] * (1e6 if unit == "uJ" else 1e3))
@@ -212,14 +212,14 @@ def scale_table(out, title, cells, unit):
             "%.1f" % (b["energy_j_per_req"] * (1e6 if unit == "uJ" else 1e3)) if b else "-",
             verdict(c.get("verdict")), verdict(c.get("verdict_cpu")),
         ])
-    lt(out, ["cell", "CPUs, policy, workers", "SLO us",
+    lt(out, ["cell", "CPUs, policy, workers", "req/s a core, SLO us",
              "performance %s, p99 us" % unit, "schedutil", "ondemand", "slack", "slack-cpu",
              "oracle", "bound", "slack: goal", "slack-cpu: goal"], body)
 
 
 def ablation_table(out, cells):
     """ablation.cells: per base cell, slack with each mechanism off, against the law whole"""
-    out += ["Ablation", "=" * 8, ""]
+    out += ["Ablation", "-" * 8, ""]
     out.append("slack's energy per request (uJ; the guest's cells in mJ) and p99 (us), "
                "the means of three seeds, with one mechanism off, and the change against "
                "the whole law's energy.")
@@ -274,7 +274,7 @@ def summary(cells):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--json", required=True)
-    ap.add_argument("--rst", required=True)
+    ap.add_argument("--table", required=True)
     ap.add_argument("--bench", default=None)
     ap.add_argument("--elapsed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
@@ -305,7 +305,7 @@ def main():
            "make sim at %s: %d cells, %.0f s of CPU, %d s on %d parallel jobs."
            % (rev or "?", len(cells), res["cpu_s"], a.elapsed, a.jobs), ""]
     cal_tables(out, cal, bench)
-    out += ["The law at real scale", "=" * 21, ""]
+    out += ["The law at real scale", "-" * 21, ""]
     out.append("Per cell: modeled energy per request (uJ) and the p99 (us, the worst "
                "target's) of each governor; **over**: over the SLO.  The goal: the SLO "
                "held wherever performance holds it, within 5 % of the oracle's energy, "
@@ -325,9 +325,9 @@ def main():
         ablation_table(out, abl)
     check = [c for c in cells if family(c) == "check"]
     if check:
-        out += ["The regression cells", "=" * 20, ""]
+        out += ["The regression cells", "-" * 20, ""]
         scale_table(out, "Cells ``check``", check, "uJ")
-    with open(a.rst, "w") as f:
+    with open(a.table, "w") as f:
         f.write("\n".join(out) + "\n")
 
 
