@@ -20,11 +20,11 @@ sg_setup $C || { ktap_fail "setup"; ktap_finished; }
 trace_on
 MIN=$(fmin $C) MAX=$(fmax $C)
 
-# ---- the kfunc: ABI 4 only, every latency field range-checked ----------------------
+# ---- the kfunc: ABI 5 only, every latency field range-checked ----------------------
 inj1() { "$INJ" -d 0 "$@" | sed -n 's/.*last_ret=\(-*[0-9]*\).*/\1/p'; }
-ktap_eq "-22 -22" "$(inj1 -C $C -V 2) $(inj1 -C $C -V 3)" \
-	"an ABI 2 or 3 sample (no slo_margin; no nr_over) is rejected (-EINVAL)"
-ktap_check 'dmesg | grep -q "sample rejected: ABI version 2, .*takes version 4"' \
+ktap_eq "-22 -22 -22" "$(inj1 -C $C -V 2) $(inj1 -C $C -V 3) $(inj1 -C $C -V 4)" \
+	"an ABI 2, 3 or 4 sample (no slo_margin; no nr_over; nr_send for nr_req) is rejected (-EINVAL)"
+ktap_check 'dmesg | grep -q "sample rejected: ABI version 2, .*takes version 5"' \
 	"the rejection names both ABI versions in the kernel log"
 # the kfunc returns T, the budget the BPF side counts requests over: the
 # knob's margin of 20 % (sg_setup leaves the default) of a 2 ms SLO
