@@ -99,6 +99,14 @@ ktap_skip_all() {
 	exit 4
 }
 
+# ktap_bail "why": a prerequisite the test itself needed failed (not a skip):
+# TAP's "Bail out!", the deferred cleanups, exit 1
+ktap_bail() {
+	echo "Bail out! $*"
+	sg_run_deferred
+	exit 1
+}
+
 sg_defer() { KTAP_DEFERRED="$1
 $KTAP_DEFERRED"; }
 
