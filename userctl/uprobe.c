@@ -109,18 +109,6 @@ out:
 	return ret;
 }
 
-/* Does ELF file @path have function @sym?  (Quiet: an optional probe.) */
-static bool has_func(const char *path, const char *sym)
-{
-	__u64 off;
-	bool ok;
-
-	fo_quiet = true;
-	ok = !func_offset("--tls", path, sym, &off);
-	fo_quiet = false;
-	return ok;
-}
-
 /* An integer of a sysfs file (the PMU's type), or -1. */
 static long read_long(const char *path)
 {
@@ -289,16 +277,24 @@ int sc_tls_attach(__u32 slot, int pid, const char *lib)
 		{ "SSL_write_ex", "prog_sg_ssl_write_ex_exit", "sslwx-ret", true, true },
 	};
 	char path[PATH_MAX], pin[PATH_MAX];
-	__u64 off;
+	bool have = false;
+	__u64 off = 0;
 	size_t i;
 
 	if (!realpath(lib, path))
 		return sc_err("--tls: '%s': %s", lib, strerror(errno));
 	for (i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		if (probes[i].optional && !has_func(path, probes[i].sym))
+		/* each function's offset once (its entry and return probes are
+		 * neighbours); an optional one that is missing is no error */
+		if (!i || strcmp(probes[i].sym, probes[i - 1].sym)) {
+			fo_quiet = probes[i].optional;
+			have = !func_offset("--tls", path, probes[i].sym, &off);
+			fo_quiet = false;
+			if (!have && !probes[i].optional)
+				goto fail;
+		}
+		if (!have)
 			continue;
-		if (func_offset("--tls", path, probes[i].sym, &off))
-			goto fail;
 		pin_name(pin, sizeof(pin), slot, probes[i].pin);
 		if (attach_one(probes[i].prog, path, off, probes[i].ret, pid, pin))
 			goto fail;
