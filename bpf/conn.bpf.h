@@ -151,17 +151,9 @@ static __always_inline void conn_push(struct sg_conn *c, __u64 arr, __u64 rd)
  * thread); before the first, the read's oldest; past them, its newest. */
 static __always_inline __u64 conn_arrival(const struct sg_thread *th, __u32 seq)
 {
-	__u32 i;
-
 	if ((__s32)(seq - th->lat_seq0) < 0 || th->lat_st_rd != th->rd_ns)
 		return th->rd_arr_ns;
-	for (i = 0; i < SG_LAT_STAMPS; i++) {
-		if (i >= th->lat_nst)
-			break;
-		if ((__s32)(th->lat_st_end[SG_ST(i)] - seq) > 0)
-			return th->lat_st_ns[SG_ST(i)];
-	}
-	return th->rd_last_ns;
+	return lat_stamp_at(th, seq) ?: th->rd_last_ns;
 }
 
 /* Queue on @c a request read by @th at @rd that arrived at @arr, or (0)

@@ -348,6 +348,22 @@ static __always_inline void lat_wait(struct sg_thread *th)
 	}
 }
 
+/* The arrival stamp of the byte at sequence number @seq of the thread's
+ * read: the stamp of the segment that holds it, 0 past its stamps (also
+ * conn.bpf.h's, per request start). */
+static __always_inline __u64 lat_stamp_at(const struct sg_thread *th, __u32 seq)
+{
+	__u32 i;
+
+	for (i = 0; i < SG_LAT_STAMPS; i++) {
+		if (i >= th->lat_nst)
+			break;
+		if ((__s32)(th->lat_st_end[SG_ST(i)] - seq) > 0)
+			return th->lat_st_ns[SG_ST(i)];
+	}
+	return 0;
+}
+
 /*
  * The arrival of the request that answer @j (j >= 1) of the pending read
  * answers: the stamp of the byte @j request sizes past the read's oldest,
@@ -356,19 +372,11 @@ static __always_inline void lat_wait(struct sg_thread *th)
 static __always_inline __u64 lat_nth_arrival(struct sg_thread *th, __u32 j)
 {
 	__u64 off = (__u64)j * th->lat_req_bytes;
-	__u32 i, at;
 
 	if (!th->lat_req_bytes || th->lat_st_rd != th->lat_read_ns ||
 	    off >= (__u32)(th->lat_seq1 - th->lat_seq0))
 		return 0;
-	at = th->lat_seq0 + (__u32)off;
-	for (i = 0; i < SG_LAT_STAMPS; i++) {
-		if (i >= th->lat_nst)
-			break;
-		if ((__s32)(th->lat_st_end[SG_ST(i)] - at) > 0)
-			return th->lat_st_ns[SG_ST(i)];
-	}
-	return 0;
+	return lat_stamp_at(th, th->lat_seq0 + (__u32)off);
 }
 
 /* @n requests of the target in @slot that arrived at @arr, were read at
