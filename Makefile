@@ -17,7 +17,8 @@ O		?= $(CURDIR)/build
 CACHE		?= $(CURDIR)/.cache
 
 # targets that need no kernel: setup is not run for them
-NOKERNEL_GOALS	:= help clean distclean docs setup uninstall dkms-uninstall sim sim-build
+NOKERNEL_GOALS	:= help clean distclean docs setup uninstall dkms-uninstall sim sim-build \
+		   debug-kernel check-debug
 ifeq ($(KVER),)
 ifneq ($(filter-out $(NOKERNEL_GOALS),$(or $(MAKECMDGOALS),all)),)
 # make runs setup to make this file when it is missing, then restarts
@@ -67,7 +68,7 @@ export KVERS KFLAVOUR O CACHE
 # keep objects and skeletons that are only intermediates of other targets
 .SECONDARY:
 .PHONY: all help setup kmod modules bpf userctl tools check check-host check-guest \
-	lint bench demo docs clean distclean
+	lint bench demo docs clean distclean debug-kernel check-debug
 
 all: kmod bpf userctl tools
 
@@ -81,6 +82,9 @@ help:
 	@echo '  check        lint, then every test: host, then guest, one boot per kernel'
 	@echo '               (T=pattern: those tests only, no lint)'
 	@echo '  check-host   host tests only      check-guest  guest tests only'
+	@echo '  debug-kernel the debug guest kernel (lockdep, KASAN, UBSAN, kmemleak; DEBUG=kcsan:'
+	@echo '               KCSAN), built once into $(CACHE) (scripts/setup --debug-kernel; ~1 h)'
+	@echo '  check-debug  the guest subset and a storm on the debug kernel; fails on any report'
 	@echo '  lint         static checkers: W=1 C=2 (sparse) per kernel, checkpatch --strict,'
 	@echo '               scan-build on slackctl; fails on any report (scripts/lint)'
 	@echo '  demo         the governor on its demo workload, with a report'
@@ -224,6 +228,29 @@ check-host: all
 
 check-guest: all
 	$(Q)selftests/run -G $(if $(T),-t '$(T)')
+
+# check-debug: everything built again into $(O)/debug for the debug guest
+# kernel (its release is <ver>-sgdebug, or -sgkcsan with DEBUG=kcsan), then
+# one boot of it: the guest tests that exercise slackgov's code paths without
+# timing figures (DEBUG_TESTS, a regex like T), then selftests/debug/'s
+# option check, storm and report count (Documentation/testing.rst).  Not
+# part of check: CI never builds the debug kernel.
+DEBUG		?= kasan
+DEBUG_FLAVOUR	:= $(if $(filter kcsan,$(DEBUG)),sgkcsan,sgdebug)
+DEBUG_TESTS	?= rig/guest-boot|vm/guest-dmesg|governor/guest-(feed|feed-fast|knobs|lifecycle|lifecycle-fast|policy|policy-fast|util)\.sh|metrics/guest-(feed|hooks)|slackctl/guest-slackctl|platform/guest-lifecycle
+DEBUG_EXTRA	:= selftests/debug/debug-storm.sh \
+	$(if $(filter 0,$(DEBUG_FUZZ)),,selftests/debug/debug-fuzz.sh) selftests/debug/debug-reports.sh
+
+debug-kernel:
+	$(Q)scripts/setup --debug-kernel=$(DEBUG)
+
+check-debug: debug-kernel
+	$(Q)kv=$$(sed -n 's/^DEBUG_KVER := //p' $(CACHE)/debug.mk) && \
+	$(MAKE) O=$(O)/debug KVER=$$kv KFLAVOUR=$(DEBUG_FLAVOUR) all && \
+	O=$(O)/debug KVERS=$$kv KFLAVOUR=$(DEBUG_FLAVOUR) VM_MEM=$${VM_MEM:-2G} \
+		SG_TIMEOUT_SCALE=$${SG_TIMEOUT_SCALE:-4} VM_APPEND="log_buf_len=8M $${VM_APPEND:-}" \
+		$(if $(filter kcsan,$(DEBUG)),DEBUG_DMESG_IGNORE='BUG: KCSAN:') \
+		selftests/run -G -t '$(DEBUG_TESTS)' -f selftests/debug/debug-config.sh $(addprefix -x ,$(DEBUG_EXTRA))
 
 demo: all
 	$(Q)selftests/demo/run
