@@ -21,6 +21,7 @@ static __always_inline bool slot_live(__u32 slot, struct sg_acc *a)
 {
 	struct slackgov_target *t = NULL;
 	__u64 key[2] = { a->key[0], a->key[1] };
+	struct slackgov_cgname *k;
 	__u32 tgid = key[0];
 
 	if (!a->nr_procs && !a->uncounted)
@@ -31,6 +32,14 @@ static __always_inline bool slot_live(__u32 slot, struct sg_acc *a)
 		t = bpf_map_lookup_elem(&target_comm, key);
 	else if (a->kind == SLACKGOV_TARGET_CGROUP)
 		t = bpf_map_lookup_elem(&target_cgroup, &key[0]);
+	else if ((k = bpf_map_lookup_elem(&cg_keys, &slot))) {	/* by name: the key it matched */
+		if (a->kind == SLACKGOV_TARGET_UNIT)
+			t = bpf_map_lookup_elem(&target_unit, k);
+		else if (a->kind == SLACKGOV_TARGET_GLOB)
+			t = bpf_map_lookup_elem(&target_glob, k);
+		if (t && t->start_ns != key[1])
+			t = NULL;		/* deleted and added again: another owner */
+	}
 	return t && t->slot == slot;
 }
 

@@ -321,6 +321,23 @@ int BPF_PROG(sg_switch, bool preempt, struct task_struct *prev, struct task_stru
 	return on_switch(prev, next, FEED);
 }
 
+/* A process (or a thread of a threaded cgroup) was moved to another cgroup:
+ * a unit's or a container's start moves its first process in after that
+ * process's first syscalls, whose verdict was "no target".  The moved task's
+ * verdict is dropped, so its next syscall classifies it by its new cgroup
+ * (classify.bpf.h, DOC "cgroup targets"); a moved process's other threads
+ * keep theirs until the next target change. */
+SEC("tp_btf/cgroup_attach_task")
+int BPF_PROG(sg_cgmove, struct cgroup *dst, const char *path, struct task_struct *task,
+	     bool threadgroup)
+{
+	struct sg_thread *th = bpf_task_storage_get(&threads, task, 0, 0);
+
+	if (th)
+		th->generation = 0;	/* no generation is 0: classify() again */
+	return 0;
+}
+
 /* The last thread of a target process exits: when it was the target's last
  * process, close its final window (SLACKGOV_SAMPLE_EXITED); the idle timer
  * then stops, the windows stop, and the governor drops the target. */

@@ -12,7 +12,7 @@
  * DOC: request metrics
  *
  * Per target (a process by PID, every process of a name, or a cgroup v2
- * directory) and per *window*, from the target's syscalls only.  All
+ * subtree: classify.bpf.h) and per *window*, from the target's syscalls only.  All
  * integer; ratios in thousandths (1000 == 1.0); ``len`` is the window's
  * length in ns.
  *
@@ -230,7 +230,8 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 last_cpus[SLACKGOV_CPU_WORDS];
 	/* who owns the slot, for the idle timer (see "Idle windows") */
 	__u64 kind;		/* enum slackgov_target_kind of the matched map */
-	__u64 key[2];		/* its key: tgid, comm or cgroup id */
+	__u64 key[2];		/* its key: tgid, comm, cgroup id, or for a name
+				 * (UNIT, GLOB) its parent's id and start_ns */
 	__u64 incarn;		/* bumped when the slot changes owner */
 	__u64 nr_procs;		/* live processes classified into the slot */
 	__u64 uncounted;	/* a process could not be tracked: never "exited" */
@@ -356,6 +357,53 @@ struct {
 	__type(key, __u64);
 	__type(value, struct slackgov_target);
 } target_cgroup SEC(".maps");
+
+/* targets by a cgroup directory's name (--unit) or a glob of it (--cgroup
+ * with a '*'), under a parent directory's id: classify.bpf.h */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLACKGOV_MAX_TARGETS);
+	__type(key, struct slackgov_cgname);
+	__type(value, struct slackgov_target);
+} target_unit SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, SLACKGOV_MAX_TARGETS);
+	__type(key, struct slackgov_cgname);
+	__type(value, struct slackgov_target);
+} target_glob SEC(".maps");
+
+/* the key of the UNIT or GLOB target a slot's threads last matched, for the
+ * idle timer's "is the slot's target still there" (sg_acc.key has no room) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, SLACKGOV_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct slackgov_cgname);
+} cg_keys SEC(".maps");
+
+struct sg_glob_scan {		/* sg_glob_match()'s walk over the glob and the name */
+	__u64 ag, an;		/* still before the glob's NUL, the name's */
+	__u64 pre;		/* still before the glob's '*' */
+	__u64 glen, nlen;	/* their lengths */
+	__u64 star, nstar;	/* the '*''s offset, and how many */
+	__u64 slen;		/* the suffix's length, after the '*' */
+	__u64 bad;		/* a character differs */
+};
+
+struct sg_cgwalk {		/* cg_scratch: the cgroup walk's names (classify.bpf.h) */
+	struct slackgov_cgname name;	/* the directory looked at, under its parent */
+	struct slackgov_cgname hit;	/* the glob target it matched */
+	struct sg_glob_scan scan;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct sg_cgwalk);
+} cg_scratch SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -227,7 +227,7 @@ static void target_one(int kind, const void *key, const struct slackgov_target *
 	struct sc_prom *p = ctx;
 	const struct slackgov_target_state *st = p->st;
 	struct sc_interval iv;
-	char text[64], q[16];
+	char text[SC_TARGET_TEXT_LEN], q[16];
 	const char *labels[4] = { "target", text, "quantile", q };
 	double m;
 

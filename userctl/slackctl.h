@@ -19,6 +19,7 @@
 
 /* a parameter that a callback's fixed signature has and this one does not read */
 #define __maybe_unused	__attribute__((unused))
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 extern bool json_output;
 extern bool pretty_output;
@@ -60,6 +61,15 @@ int sc_for_each_target(void (*fn)(int kind, const void *key, const struct slackg
 void sc_margin_text(__u32 slo_margin, char *buf, size_t len);
 void sc_json_margin(__u32 slo_margin);
 void sc_target_text(int kind, const void *key, char *buf, size_t len);
+/* room for sc_target_text(): "pattern ID/GLOB" at its longest, sanitized */
+#define SC_TARGET_TEXT_LEN	(32 + 4 * SLACKGOV_CGNAME_LEN)
+
+/* cgroup.c: --unit NAME and --cgroup DIR/GLOB */
+int sc_cg2_mount(char *buf, size_t len);
+int sc_unit_check(const char *cmd, const char *unit);
+int sc_unit_key(const char *cmd, const char *unit, struct slackgov_cgname *k, char *path, size_t len);
+bool sc_is_glob(const char *path);
+int sc_glob_key(const char *cmd, const char *path, bool by_id, struct slackgov_cgname *k);
 
 int do_load(int argc, char **argv);
 /* load.c: SLACKGOV_HOOKS_* as a word, and with why (fentry_errno) */

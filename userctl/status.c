@@ -284,7 +284,7 @@ static void status_one(int kind, const void *key, const struct slackgov_target *
 	struct sc_walk *wk = ctx;
 	struct slackgov_window *w = &wk->st->last;
 	struct sc_interval iv;
-	char text[64], p50[16], p99[16], slo[24], margin[16], over[16], agetxt[16];
+	char text[SC_TARGET_TEXT_LEN], p50[16], p99[16], slo[24], margin[16], over[16], agetxt[16];
 	double age;
 
 	sc_target_text(kind, key, text, sizeof(text));

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * target.c - slackctl target add | del | list: the target_pid, target_comm
- * and target_cgroup maps, slot allocation, and the generation bump that
- * makes the BPF side reclassify threads.
+ * target.c - slackctl target add | del | set | list: the target_pid,
+ * target_comm, target_cgroup, target_unit and target_glob maps, slot
+ * allocation, and the generation bump that makes the BPF side reclassify
+ * threads.  The names of units and patterns: cgroup.c.
  */
 #include <errno.h>
 #include <ftw.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <bpf/bpf.h>
@@ -22,11 +24,30 @@ static const char *const kind_map[] = {
 	[SLACKGOV_TARGET_PID] = "target_pid",
 	[SLACKGOV_TARGET_COMM] = "target_comm",
 	[SLACKGOV_TARGET_CGROUP] = "target_cgroup",
+	[SLACKGOV_TARGET_UNIT] = "target_unit",
+	[SLACKGOV_TARGET_GLOB] = "target_glob",
 };
 static const char *const kind_name[] = {
 	[SLACKGOV_TARGET_PID] = "pid",
 	[SLACKGOV_TARGET_COMM] = "comm",
 	[SLACKGOV_TARGET_CGROUP] = "cgroup",
+	[SLACKGOV_TARGET_UNIT] = "unit",
+	[SLACKGOV_TARGET_GLOB] = "pattern",
+};
+static const size_t kind_key_size[] = {
+	[SLACKGOV_TARGET_PID] = sizeof(__u32),
+	[SLACKGOV_TARGET_COMM] = SLACKGOV_COMM_LEN,
+	[SLACKGOV_TARGET_CGROUP] = sizeof(__u64),
+	[SLACKGOV_TARGET_UNIT] = sizeof(struct slackgov_cgname),
+	[SLACKGOV_TARGET_GLOB] = sizeof(struct slackgov_cgname),
+};
+
+/* a key of any target map, for the walks over them */
+union sc_key {
+	__u32 pid;
+	char comm[SLACKGOV_COMM_LEN];
+	__u64 cgid;
+	struct slackgov_cgname cgn;
 };
 
 struct sc_tkey {
@@ -35,9 +56,24 @@ struct sc_tkey {
 		__u32 pid;
 		char comm[SLACKGOV_COMM_LEN];
 		__u64 cgid;
+		struct slackgov_cgname cgn;
 	};
-	char text[256];
+	char text[SC_TARGET_TEXT_LEN];
 };
+
+/*
+ * The target maps in kind order.  target_unit and target_glob came with
+ * --unit and --cgroup DIR/GLOB: an instance loaded before has none, and
+ * the walks skip them (-ENOENT) rather than fail.
+ */
+static int kind_fd(int kind)
+{
+	int fd = sc_map_fd(kind_map[kind]);
+
+	if (fd < 0 && errno == ENOENT && kind >= SLACKGOV_TARGET_UNIT)
+		return -2;
+	return fd;
+}
 
 /*
  * Fields of /proc/PID/stat: 3 (state), 9 (flags), 22 (starttime, USER_HZ
@@ -101,6 +137,7 @@ struct sc_targs {
 	__u32 setpoint, slo_us, slo_q, slo_margin, proto;
 	const char *request;	/* --request BINARY:ENTRY[:EXIT] */
 	const char *tls;	/* --tls LIBSSL */
+	char cgpath[PATH_MAX];	/* add --unit: the unit's directory */
 };
 
 /* --proto's names, by enum slackgov_proto ("none" is thread's alias) */
@@ -201,10 +238,10 @@ static int parse_slo(const char *cmd, const char *arg, bool none_ok, __u32 *us, 
  */
 static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 {
-	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--slot", "--setpoint", "--slo",
-					    "--slo-margin", "--proto", "--request", "--tls" };
-	enum { O_PID, O_COMM, O_CGROUP, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_PROTO, O_REQUEST, O_TLS,
-	       O_NR };
+	static const char *const opts[] = { "--pid", "--comm", "--cgroup", "--unit", "--slot", "--setpoint",
+					    "--slo", "--slo-margin", "--proto", "--request", "--tls" };
+	enum { O_PID, O_COMM, O_CGROUP, O_UNIT, O_SLOT, O_SETPOINT, O_SLO, O_MARGIN, O_PROTO, O_REQUEST,
+	       O_TLS, O_NR };
 	const struct sc_knob *sp = sc_knob_find("setpoint"), *mk = sc_knob_find("slo_margin");
 	const char *c = t_cmd[cmd];
 	unsigned long long v;
@@ -248,6 +285,14 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 			sc_sanitize(argv[1], a->t.text, sizeof(a->t.text));
 			break;
 		case O_CGROUP:
+			if (sc_is_glob(argv[1])) {
+				a->t.kind = SLACKGOV_TARGET_GLOB;
+				if (sc_glob_key(c, argv[1], cmd != SC_T_ADD, &a->t.cgn))
+					return -1;
+				snprintf(a->t.text, sizeof(a->t.text), "%llu/%s",
+					 (unsigned long long)a->t.cgn.parent, a->t.cgn.name);
+				break;
+			}
 			a->t.kind = SLACKGOV_TARGET_CGROUP;
 			/* del/set: digits are an id (what list shows), so a removed cgroup is named */
 			if (cmd != SC_T_ADD && argv[1][0] >= '0' && argv[1][0] <= '9' &&
@@ -269,6 +314,16 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 			}
 			a->t.cgid = st.st_ino;	/* a cgroup v2 directory's inode is its id */
 			snprintf(a->t.text, sizeof(a->t.text), "%llu", (unsigned long long)a->t.cgid);
+			break;
+		case O_UNIT:
+			a->t.kind = SLACKGOV_TARGET_UNIT;
+			/* del/set find it by name: a unit that is not running now is named too */
+			if (cmd == SC_T_ADD ? sc_unit_key(c, argv[1], &a->t.cgn, a->cgpath, sizeof(a->cgpath)) :
+			    sc_unit_check(c, argv[1]))
+				return -1;
+			if (cmd != SC_T_ADD)
+				strncpy(a->t.cgn.name, argv[1], sizeof(a->t.cgn.name) - 1);
+			snprintf(a->t.text, sizeof(a->t.text), "%s", a->t.cgn.name);
 			break;
 		case O_SLOT:
 			if (sc_parse_num("--slot", SC_COUNT, 0, SLACKGOV_MAX_TARGETS - 1, argv[1], &v))
@@ -318,8 +373,9 @@ static int parse_target(int argc, char **argv, int cmd, struct sc_targs *a)
 	if (a->request)
 		a->proto = SLACKGOV_PROTO_FUNC;
 	if (!a->t.kind && !a->by_slot)
-		return sc_err(cmd == SC_T_ADD ? "%s: give --pid PID, --comm NAME or --cgroup PATH" :
-			      "%s: give --pid PID, --comm NAME, --cgroup { PATH | ID } or --slot SLOT", c);
+		return sc_err(cmd == SC_T_ADD ? "%s: give --pid PID, --comm NAME, --cgroup PATH or --unit NAME" :
+			      "%s: give --pid PID, --comm NAME, --cgroup { PATH | ID }, --unit NAME or --slot SLOT",
+			      c);
 	if (cmd == SC_T_SET && !a->has_setpoint && !a->has_slo && !a->has_margin && !a->has_proto)
 		return sc_err("%s: nothing to set: give --setpoint VALUE, --slo SLO, --slo-margin MARGIN and/or --proto PROTO",
 			      c);
@@ -347,23 +403,23 @@ static int bump_generation(void)
 	return ret;
 }
 
-/* mark the slots in use: walk the three maps */
+/* mark the slots in use: walk the target maps */
 static void used_slots(bool *used)
 {
-	char key[SLACKGOV_COMM_LEN + 8], next[SLACKGOV_COMM_LEN + 8];
+	union sc_key key, next;
 	struct slackgov_target v;
 	int k, fd;
 
-	for (k = SLACKGOV_TARGET_PID; k <= SLACKGOV_TARGET_CGROUP; k++) {
-		fd = sc_map_fd(kind_map[k]);
+	for (k = SLACKGOV_TARGET_PID; k < SLACKGOV_TARGET_NR; k++) {
+		fd = kind_fd(k);
 		if (fd < 0)
 			continue;
 		void *cur = NULL;
 
-		while (!bpf_map_get_next_key(fd, cur, next)) {
-			memcpy(key, next, sizeof(key));
-			cur = key;
-			if (!bpf_map_lookup_elem(fd, key, &v) && v.slot < SLACKGOV_MAX_TARGETS)
+		while (!bpf_map_get_next_key(fd, cur, &next)) {
+			key = next;
+			cur = &key;
+			if (!bpf_map_lookup_elem(fd, &key, &v) && v.slot < SLACKGOV_MAX_TARGETS)
 				used[v.slot] = true;
 		}
 		close(fd);
@@ -431,25 +487,24 @@ void sc_json_margin(__u32 m)
 /* the map key of the target with @slot; 0, or -1 if no target has it */
 static int find_slot(__u32 slot, struct sc_tkey *t)
 {
-	char key[SLACKGOV_COMM_LEN + 8], next[SLACKGOV_COMM_LEN + 8];
+	union sc_key key, next;
 	struct slackgov_target v;
 	int k, fd;
 
-	for (k = SLACKGOV_TARGET_PID; k <= SLACKGOV_TARGET_CGROUP; k++) {
+	for (k = SLACKGOV_TARGET_PID; k < SLACKGOV_TARGET_NR; k++) {
 		void *cur = NULL;
 
-		fd = sc_map_fd(kind_map[k]);
+		fd = kind_fd(k);
 		if (fd < 0)
 			continue;
-		while (!bpf_map_get_next_key(fd, cur, next)) {
-			memcpy(key, next, sizeof(key));
-			cur = key;
-			if (!bpf_map_lookup_elem(fd, key, &v) && v.slot == slot) {
+		while (!bpf_map_get_next_key(fd, cur, &next)) {
+			key = next;
+			cur = &key;
+			if (!bpf_map_lookup_elem(fd, &key, &v) && v.slot == slot) {
 				close(fd);
 				t->kind = k;
-				memcpy(&t->pid, key, k == SLACKGOV_TARGET_PID ? 4 :
-				       k == SLACKGOV_TARGET_COMM ? SLACKGOV_COMM_LEN : 8);
-				sc_target_text(k, key, t->text, sizeof(t->text));
+				memcpy(&t->pid, &key, kind_key_size[k]);
+				sc_target_text(k, &key, t->text, sizeof(t->text));
 				/* the text after the kind, as --pid/--comm/--cgroup give it */
 				memmove(t->text, strchr(t->text, ' ') + 1, strlen(strchr(t->text, ' ')));
 				return 0;
@@ -458,6 +513,38 @@ static int find_slot(__u32 slot, struct sc_tkey *t)
 		close(fd);
 	}
 	return -1;
+}
+
+/*
+ * del/set --unit NAME: the target_unit entry of that name, whatever its
+ * slice (the unit may not run now, so systemd is not asked).  0, or -1.
+ */
+static int find_unit(const char *c, struct sc_tkey *t)
+{
+	union sc_key key, next;
+	struct slackgov_target v;
+	void *cur = NULL;
+	int fd, n = 0;
+
+	fd = kind_fd(SLACKGOV_TARGET_UNIT);
+	if (fd < 0)
+		return sc_err("target unit %s is not watched", t->text);
+	while (!bpf_map_get_next_key(fd, cur, &next)) {
+		key = next;
+		cur = &key;
+		if (!strncmp(key.cgn.name, t->cgn.name, sizeof(key.cgn.name)) &&
+		    !bpf_map_lookup_elem(fd, &key, &v)) {
+			t->cgn = key.cgn;
+			n++;
+		}
+	}
+	close(fd);
+	if (!n)
+		return sc_err("target unit %s is not watched", t->text);
+	if (n > 1)
+		return sc_err("%s: %d unit targets are named %s (in different slices): give --slot SLOT", c, n,
+			      t->text);
+	return 0;
 }
 
 /* the process behind a --pid target: one the BPF side can watch, or an error */
@@ -521,6 +608,9 @@ static int target_add(int argc, char **argv)
 	if (a.t.kind == SLACKGOV_TARGET_PID && check_pid("target add", a.t.pid, &v.start_ns))
 		return -1;
 	fd = sc_map_fd(kind_map[a.t.kind]);
+	if (fd < 0 && errno == ENOENT && a.t.kind >= SLACKGOV_TARGET_UNIT)
+		return sc_err("the loaded slackgov has no %s map (loaded by an older slackctl): "
+			      "slackctl unload, then load", kind_map[a.t.kind]);
 	if (fd < 0)
 		return sc_err("cannot open the %s map: %s", kind_map[a.t.kind], strerror(errno));
 	if (!bpf_map_lookup_elem(fd, &a.t.pid, &old)) {
@@ -547,6 +637,13 @@ static int target_add(int argc, char **argv)
 	v.slo_margin = a.slo_margin;
 	v.proto = a.proto;
 	v.flags = a.tls ? SLACKGOV_TARGET_F_TLS : 0;
+	if (a.t.kind == SLACKGOV_TARGET_UNIT || a.t.kind == SLACKGOV_TARGET_GLOB) {
+		struct timespec ts;
+
+		/* tells this add of the name from an earlier one in the slot (classify.bpf.h) */
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v.start_ns = ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	}
 	/* the probes first: a binary or symbol that is not there changes nothing */
 	if ((a.request && sc_uprobe_attach(slot, a.t.kind == SLACKGOV_TARGET_PID ? (int)a.t.pid : -1,
 					   a.request)) ||
@@ -579,6 +676,8 @@ static int resolve(const char *c, struct sc_targs *a, struct slackgov_target *v)
 
 	if (a->by_slot && find_slot(a->slot, &a->t))
 		return sc_err("%s: no target in slot %u", c, a->slot);
+	if (!a->by_slot && a->t.kind == SLACKGOV_TARGET_UNIT && find_unit(c, &a->t))
+		return -1;
 	fd = sc_map_fd(kind_map[a->t.kind]);
 	if (fd < 0)
 		return sc_err("cannot open the %s map: %s", kind_map[a->t.kind], strerror(errno));
@@ -608,7 +707,7 @@ static int target_del(int argc, char **argv)
 	clear_window(v.slot);
 	sc_uprobe_detach(v.slot);	/* --request's probes, if any */
 	if (json_wtr) {
-		char text[300];
+		char text[SC_TARGET_TEXT_LEN + 16];
 
 		snprintf(text, sizeof(text), "%s %s", kind_name[a.t.kind], a.t.text);
 		jsonw_start_object(json_wtr);
@@ -665,21 +764,23 @@ static int target_set(int argc, char **argv)
 int sc_for_each_target(void (*fn)(int kind, const void *key, const struct slackgov_target *v, void *ctx),
 		       void *ctx)
 {
-	char key[SLACKGOV_COMM_LEN + 8], next[SLACKGOV_COMM_LEN + 8];
+	union sc_key key, next;
 	struct slackgov_target v;
 	int k, fd, n = 0;
 
-	for (k = SLACKGOV_TARGET_PID; k <= SLACKGOV_TARGET_CGROUP; k++) {
+	for (k = SLACKGOV_TARGET_PID; k < SLACKGOV_TARGET_NR; k++) {
 		void *cur = NULL;
 
-		fd = sc_map_fd(kind_map[k]);
+		fd = kind_fd(k);
+		if (fd == -2)
+			continue;
 		if (fd < 0)
 			return -1;
-		while (!bpf_map_get_next_key(fd, cur, next)) {
-			memcpy(key, next, sizeof(key));
-			cur = key;
-			if (!bpf_map_lookup_elem(fd, key, &v)) {
-				fn(k, key, &v, ctx);
+		while (!bpf_map_get_next_key(fd, cur, &next)) {
+			key = next;
+			cur = &key;
+			if (!bpf_map_lookup_elem(fd, &key, &v)) {
+				fn(k, &key, &v, ctx);
 				n++;
 			}
 		}
@@ -701,15 +802,26 @@ void sc_target_text(int kind, const void *key, char *buf, size_t len)
 		raw[SLACKGOV_COMM_LEN - 1] = 0;
 		sc_sanitize(raw, comm, sizeof(comm));
 		snprintf(buf, len, "comm %s", comm);
-	} else {
+	} else if (kind == SLACKGOV_TARGET_CGROUP) {
 		snprintf(buf, len, "cgroup %llu", (unsigned long long)*(const __u64 *)key);
+	} else {
+		const struct slackgov_cgname *k = key;
+		char raw[SLACKGOV_CGNAME_LEN], name[4 * SLACKGOV_CGNAME_LEN];
+
+		memcpy(raw, k->name, sizeof(raw));
+		raw[sizeof(raw) - 1] = 0;
+		sc_sanitize(raw, name, sizeof(name));
+		if (kind == SLACKGOV_TARGET_UNIT)
+			snprintf(buf, len, "unit %s", name);
+		else
+			snprintf(buf, len, "pattern %llu/%s", (unsigned long long)k->parent, name);
 	}
 }
 
 /*
  * Paths of the cgroup targets, found by a walk of the cgroup2 mount (a
- * cgroup v2 directory's inode number is its id); a target whose directory
- * is not found was removed.
+ * cgroup v2 directory's inode number is its id): a cgroup target's
+ * directory, a unit's or pattern's parent; one not found was removed.
  */
 struct sc_cgpath {
 	__u64 id;
@@ -735,33 +847,24 @@ static void cg_collect(int kind, const void *key, const struct slackgov_target *
 {
 	struct sc_cgpath *p;
 
-	if (kind != SLACKGOV_TARGET_CGROUP)
+	if (kind != SLACKGOV_TARGET_CGROUP && kind != SLACKGOV_TARGET_UNIT && kind != SLACKGOV_TARGET_GLOB)
 		return;
 	p = realloc(cgpaths, (nr_cgpaths + 1) * sizeof(*p));
 	if (!p)
 		return;
 	cgpaths = p;
 	memset(&p[nr_cgpaths], 0, sizeof(*p));
+	/* struct slackgov_cgname starts with the parent's id */
 	p[nr_cgpaths++].id = *(const __u64 *)key;
 }
 
 static void cg_find_paths(void)
 {
-	char line[1024], mnt[512], type[64];
-	FILE *f;
+	char mnt[512];
 
 	sc_for_each_target(cg_collect, NULL);
-	if (!nr_cgpaths)
-		return;
-	f = fopen("/proc/self/mounts", "r");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%*s %511s %63s", mnt, type) == 2 && !strcmp(type, "cgroup2")) {
-			nftw(mnt, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
-			break;
-		}
-	fclose(f);
+	if (nr_cgpaths && !sc_cg2_mount(mnt, sizeof(mnt)))
+		nftw(mnt, cg_visit, 16, FTW_PHYS | FTW_MOUNT);
 }
 
 /* the state of the thing a target names: "" (there), or why it is not */
@@ -785,6 +888,23 @@ static const char *target_gone(int kind, const void *key, const struct slackgov_
 					return "directory removed";
 				*path = cgpaths[i].path;
 			}
+	} else if (kind == SLACKGOV_TARGET_UNIT || kind == SLACKGOV_TARGET_GLOB) {
+		static char full[PATH_MAX + SLACKGOV_CGNAME_LEN + 1];
+		const struct slackgov_cgname *k = key;
+		struct stat st;
+
+		for (int i = 0; i < nr_cgpaths; i++)
+			if (cgpaths[i].id == k->parent) {
+				if (!cgpaths[i].found)
+					return kind == SLACKGOV_TARGET_UNIT ? "slice removed" :
+					       "parent directory removed";
+				snprintf(full, sizeof(full), "%s/%.*s", cgpaths[i].path,
+					 (int)sizeof(k->name) - 1, k->name);
+				*path = full;
+				/* a stopped unit is still watched: its next start matches */
+				if (kind == SLACKGOV_TARGET_UNIT && stat(full, &st))
+					return "not running";
+			}
 	}
 	return "";
 }
@@ -792,7 +912,7 @@ static const char *target_gone(int kind, const void *key, const struct slackgov_
 static void list_one(int kind, const void *key, const struct slackgov_target *v,
 		     void *ctx __maybe_unused)
 {
-	char text[128], slo[48], margin[16], where[PATH_MAX + 4];
+	char text[SC_TARGET_TEXT_LEN], slo[48], margin[16], where[PATH_MAX + SLACKGOV_CGNAME_LEN + 8];
 	const char *path, *gone = target_gone(kind, key, v, &path);
 
 	sc_target_text(kind, key, text, sizeof(text));
@@ -809,7 +929,8 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 		sc_json_margin(v->slo_margin);
 		jsonw_string_field(json_wtr, "proto", sc_proto_name(v->proto));
 		jsonw_bool_field(json_wtr, "tls", v->flags & SLACKGOV_TARGET_F_TLS);
-		if (kind == SLACKGOV_TARGET_CGROUP) {
+		if (kind == SLACKGOV_TARGET_CGROUP || kind == SLACKGOV_TARGET_UNIT ||
+		    kind == SLACKGOV_TARGET_GLOB) {
 			if (path) {
 				sc_sanitize(path, where, sizeof(where));
 				jsonw_string_field(json_wtr, "path", where);
@@ -825,7 +946,7 @@ static void list_one(int kind, const void *key, const struct slackgov_target *v,
 	} else {
 		where[0] = 0;
 		if (path) {
-			char p[PATH_MAX];
+			char p[PATH_MAX + SLACKGOV_CGNAME_LEN];
 
 			sc_sanitize(path, p, sizeof(p));
 			snprintf(where, sizeof(where), " %s", p);
@@ -868,8 +989,12 @@ int do_target_help(int argc, char **argv)
 		"                           [--slo-margin MARGIN] [--proto PROTO]\n"
 		"       slackctl target list\n"
 		"       slackctl target help\n"
-		"       TARGET := { --pid PID | --comm NAME | --cgroup PATH }\n"
-		"       TARGET_REF := { TARGET | --cgroup CGROUP_ID | --slot SLOT }\n"
+		"       TARGET := { --pid PID | --comm NAME | --cgroup { PATH | DIR/GLOB } | --unit UNIT }\n"
+		"       TARGET_REF := { TARGET | --cgroup { CGROUP_ID | DIR_ID/GLOB } | --slot SLOT }\n"
+		"       --cgroup: the directory and every cgroup below it; DIR/GLOB: the directories under DIR\n"
+		"                  named like GLOB (one '*', in the last component), made before or after\n"
+		"       --unit: a systemd unit's cgroup (NAME.service, .scope, .slice, ...), by its slice and\n"
+		"                  name: it matches again after the unit restarts\n"
 		"       VALUE := { THOUSANDTHS | PERCENT%% }   (0: the governor's setpoint)\n"
 		"       SLO := [pPERCENTILE:]DURATION   (DURATION := NUMBER{ us | ms | s }; default p99)\n"
 		"       MARGIN := { THOUSANDTHS | PERCENT%% | default }   (default: the slo_margin knob)\n"
@@ -880,6 +1005,8 @@ int do_target_help(int argc, char **argv)
 		"                  entry) is a request: uprobes, attached until the target is deleted\n"
 		"       --tls: PROTO's requests read where libssl LIBSSL's SSL_read returns them\n"
 		"Examples: slackctl target add --comm memcached --slo p99:2ms --proto memcache\n"
+		"          slackctl target add --unit memcached.service --proto memcache\n"
+		"          slackctl target add --cgroup '/sys/fs/cgroup/kubepods.slice/kubepods-pod*.slice'\n"
 		"          slackctl target set --comm memcached --slo-margin 40%%\n"
 		"          slackctl target set --slot 3 --slo none\n"
 		"See slackctl(8).\n");

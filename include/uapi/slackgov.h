@@ -298,6 +298,8 @@ struct slackgov_sample {
  *   target_pid     HASH   __u32 tgid          -> struct slackgov_target
  *   target_comm    HASH   char[16] comm       -> struct slackgov_target
  *   target_cgroup  HASH   __u64 cgroup v2 id  -> struct slackgov_target
+ *   target_unit    HASH   struct slackgov_cgname (a name) -> struct slackgov_target
+ *   target_glob    HASH   struct slackgov_cgname (a glob) -> struct slackgov_target
  *   windows        ARRAY  __u32 slot          -> struct slackgov_target_state
  *   snaps          ARRAY  __u32 slot          -> struct slackgov_snaps
  *   sg_config      ARRAY  __u32 0             -> struct slackgov_bpf_config
@@ -310,6 +312,34 @@ enum slackgov_target_kind {
 	SLACKGOV_TARGET_PID	= 1,
 	SLACKGOV_TARGET_COMM	= 2,
 	SLACKGOV_TARGET_CGROUP	= 3,
+	SLACKGOV_TARGET_UNIT	= 4,
+	SLACKGOV_TARGET_GLOB	= 5,
+	SLACKGOV_TARGET_NR
+};
+
+/*
+ * The longest cgroup directory name a UNIT or GLOB target can name, with its
+ * NUL: a systemd unit (at most 255 characters, but services and scopes are
+ * rarely past 80: docker-<64 hex>.scope is 77) or a Kubernetes pod slice
+ * (kubepods-burstable-pod<uid>.slice, 64).  slackctl refuses longer names:
+ * the BPF side reads each directory's name into this many bytes, so a
+ * longer one, cut, must not match a target.
+ */
+#define SLACKGOV_CGNAME_LEN		128
+
+/**
+ * struct slackgov_cgname - the key of a target by directory name: a cgroup
+ * v2 directory named @name (UNIT) or matching the glob @name (GLOB, one '*')
+ * whose parent directory has the id @parent.  A cgroup that such a target
+ * matches and every cgroup below it are the target's, so the target
+ * outlives the directory: a restarted unit's new directory (a new id, the
+ * same name in the same slice) and a pod created after the add match.
+ * @parent:	cgroup id (the directory's inode number) of the parent
+ * @name:	the name, NUL-padded to the end
+ */
+struct slackgov_cgname {
+	__u64 parent;
+	char name[SLACKGOV_CGNAME_LEN];
 };
 
 /**
@@ -322,7 +352,9 @@ enum slackgov_target_kind {
  *		(task->start_boottime, boot-based ns; compared in USER_HZ ticks,
  *		the unit of /proc/PID/stat's starttime that slackctl reads) when
  *		the target was added, so that a reused PID is not mistaken for
- *		it; 0 = not checked
+ *		it; 0 = not checked.  For UNIT and GLOB targets: when it was
+ *		added (CLOCK_MONOTONIC ns), which tells the BPF side one add
+ *		of a name from another
  * @slo_us:	latency SLO, us (1 .. SLACKGOV_LAT_MAX_US); 0 = none
  * @slo_margin:	SLACKGOV_MARGIN_OWN | this target's SLO margin, thousandths
  *		(0 .. SLACKGOV_MARGIN_MAX); 0 = the module's slo_margin knob
