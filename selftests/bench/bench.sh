@@ -93,8 +93,8 @@ ORACLE=${BENCH_ORACLE:-1}
 # slack's first visits (slack-first) before the matrix, on request: they
 # showed what a fresh start costs (evaluation.rst) and took 3.5 minutes
 FIRST=${BENCH_FIRST:-0}
-SLO_X=${BENCH_SLO_X:-1.5}
-SLO_LOAD=${BENCH_SLO_LOAD:-70}
+SLO_X=${BENCH_SLO_X:-$LR_SLO_X}
+SLO_LOAD=${BENCH_SLO_LOAD:-$LR_SLO_LOAD}
 SLO_US=${BENCH_SLO_US:-}
 CAP_FIXED=${BENCH_CAP:-}
 SLO_BASE_STEPS=3		# the SLO's base p99: the median of 3 steps
@@ -129,11 +129,6 @@ per_shape() {
 # measure it)
 slo_fixed() { per_shape "$SLO_US" "$1"; }
 
-# median_of FIELD: the median of a CSV field of lr_step rows, whole (0: none)
-median_of() {
-	cut -d, -f"$1" | cut -d. -f1 | sed 's/^$/0/' | sort -n |
-		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
-}
 
 # slo_margin SLO CLIENT_P99 SERVER_P99: the SLO margin slack holds the
 # shape's target with, thousandths: what an operator who measured the
@@ -219,26 +214,15 @@ server_start() {
 loads_of() { if [ "$1" = memcached ]; then echo "$MC_LOADS"; else echo "$LOADS"; fi; }
 reps_of() { case $1 in memcached) echo "$MC_REPS" ;; thread) echo "$THREAD_REPS" ;; *) echo "$REPS" ;; esac; }
 
-# capacity: the rate the server sustains at fmax, measured as its sends over
-# the busy span (sgwin -f -b) while a client offers twice the nominal rate
-# for 2 s; the median of CAP_RUNS such runs
-capacity() {
-	lr_gov performance
-	sleep 1
-	for i in $(seq 1 $CAP_RUNS); do
-		lr_follow $((NOMINAL * 2)) 2 $((98 + i)) 0.3 > /dev/null
-		lr_quiet	# the backlog drains
-		echo "$LR_QUIET_HALVES" >> /tmp/bench.quiet
-		lr_win rps
-	done | median_of 1
-}
+# capacity: lr_capacity, CAP_RUNS runs offered twice the nominal rate
+capacity() { lr_capacity $CAP_RUNS $((NOMINAL * 2)); }
 # cap_point SHAPE POINT: measure and report the capacity; sets cap
 cap_point() {
-	: > /tmp/bench.quiet
+	: > /tmp/lr.quiet
 	c=$(capacity)
 	[ -n "$c" ] && [ "$c" -gt 0 ] || c=0
 	echo "BENCH-CAP $1,$2,$c,$(speed_dev)"
-	echo "BENCH-INFO capacity $1 $2: each probe's backlog drained within {$(awk '{ printf "%s%.1f", (NR > 1 ? " " : ""), ($1 + 1) / 2 }' /tmp/bench.quiet)} s (the server quiet for 0.5 s after)"
+	echo "BENCH-INFO capacity $1 $2: each probe's backlog drained within {$(awk '{ printf "%s%.1f", (NR > 1 ? " " : ""), ($1 + 1) / 2 }' /tmp/lr.quiet)} s (the server quiet for 0.5 s after)"
 }
 declare_cap() { eval "CAP_$1=$2"; }
 
@@ -404,7 +388,7 @@ for shape in $SHAPES; do
 		rows=$(for i in $(seq 1 $SLO_BASE_STEPS); do
 			lr_step performance "$SLO_LOAD" $((cap * SLO_LOAD / 100)) "$STEP_S" $((i * 10 - 3))
 		done)
-		base=$(echo "$rows" | median_of 6) srv=$(echo "$rows" | median_of 14)
+		base=$(echo "$rows" | lr_median 6) srv=$(echo "$rows" | lr_median 14)
 		SLO=$(awk -v b="${base:-0}" -v x="$SLO_X" 'BEGIN { printf "%d", b * x }')
 	fi
 	[ "$SLO" -gt 0 ] || { echo "BENCH-INFO $shape: no SLO (base p99 '$base')"; exit 1; }

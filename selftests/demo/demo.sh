@@ -1,74 +1,133 @@
 # SPDX-License-Identifier: GPL-2.0
-# demo.sh - guest side of "make demo": the same load ramp under schedutil
-# (the governor every server already has) and under slack holding a latency
-# SLO, with a live sample every half second (DEMO-ROW), a row per load step
-# (DEMO-STEP), the SLO (DEMO-SLO) and notes (DEMO-INFO); see selftests/demo/run.
+# demo.sh - guest side of "make demo": one load ramp under performance (what
+# latency-critical fleets run), schedutil (the kernel's default) and slack
+# holding a p99 SLO, with a live row a second (DEMO-ROW), a row per load step
+# (DEMO-STEP), the capacity and the SLO (DEMO-CAP, DEMO-SLO) and notes
+# (DEMO-INFO); selftests/demo/run turns them into the report.
+#
+# The ramp is in shares of the capacity the server sustains at fmax,
+# measured first as the bench does (lr_capacity): steps within it, then
+# one burst past it and a step after the burst, in which the queue the
+# burst left drains.  The SLO is the bench's rule (LR_SLO_X times
+# performance's client p99 at LR_SLO_LOAD %), read in performance's own
+# step at that share: performance runs first, and that step is on the ramp.
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
 SERVICE_US=1000		# ~1 ms of work per request at fmax, as the bench: under
 			# TCG a wake-up alone costs 0.1-0.4 ms (evaluation.rst)
-RAMP=${DEMO_RAMP:-"100 300 500 700 500 300 100"}	# req/s; nominal capacity ~1000 req/s
+NOMINAL=1000		# req/s of one CPU at 1 ms a request; the probes offer twice
+CAP_RUNS=1		# one capacity probe: the demo's two minutes cannot
+			# afford the bench's three, and the steps say what they got
+RAMP=${DEMO_RAMP:-"20 40 $LR_SLO_LOAD 40"}	# % of capacity, within it
+BURST=${DEMO_BURST:-130}	# % of capacity for BURST_S: past what the server serves
+BURST_S=2
+AFTER=${DEMO_AFTER:-20}		# % of capacity: the step the burst's queue drains into
 STEP_S=${DEMO_STEP_S:-5}
-GOVS=${DEMO_GOVS:-"schedutil slack"}
-SLO_X=3			# the SLO: 3x performance's p99 at the ramp's first
-			# rate, as make bench chooses it (evaluation.rst)
+GOVS="performance schedutil slack"	# performance first: its step sets the SLO
 
 info() { echo "DEMO-INFO $*"; }
 
-# with_power PREFIX: sgsample's rows from stdin, each printed after PREFIX
-# with ",power_w" appended: CPU 1's modeled power in W since the previous
-# row, from its powercap counter (lr_energy_uj, read as the row arrives) over
-# the rows' t_s (seconds, two decimals); -1.000 on the first row
-with_power() {
-	e0= t0=
-	while IFS= read -r row; do
-		e=$(lr_energy_uj)
-		t=${row%%,*}
-		cs=${t#*.}
-		t=$(( ${t%.*} * 100 + ${cs#0} ))	# centiseconds; no leading 0: not octal
+# live GOV < STATUS: a DEMO-ROW per line of "slackctl -j status --watch"
+# (one JSON document a second): gov,t_s,step,rate,rps,srv_p99_us,slack_pct,
+# mhz,power_w; rps, the server-side p99 and slack are status's interval
+# figures (the last second of windows), MHz CPU 1's time-weighted mean
+# frequency and W its modeled power since the previous row (the platform's
+# residency and powercap counters).  The step being run is in
+# /tmp/demo.step.  Shell builtins only: a fork a second on CPU 0 would take
+# the server's turns of the emulator (evaluation.rst, under -icount).
+live() {
+	gov=$1
+	lr_snap_files
+	e0=$_e r0=$_r c0=${_u%.*}${_u#*.}	# uptime in centiseconds
+	t0=$c0
+	while IFS= read -r js; do
+		lr_snap_files
+		read -r step rate < /tmp/demo.step
+		c1=${_u%.*}${_u#*.}
+		iv=${js#*\"interval\": \{}
+		[ "$iv" = "$js" ] && iv=
+		iv=${iv%%\}*}
+		jv rps; rps=${_v%%.*}
+		jv lat_p99_us; p99=$_v
+		jv slack; sl=${_v%%.*}
+		[ -n "$sl" ] && sl=$((sl / 10)).$((sl % 10))
+		# CPU 1's mean MHz: its time at each frequency since the last row
+		set -- $_r
+		_a=$r0 _s=0 _t=0
+		while [ $# -ge 2 ] && [ -n "$_a" ]; do
+			_a=${_a#* }; _n0=${_a%% *}; _a=${_a#* }
+			_s=$((_s + ($2 - _n0) * ($1 / 1000))) _t=$((_t + $2 - _n0))
+			shift 2
+		done
+		mhz=$((_t > 0 ? _s / _t : 0))
 		pw=-1.000
-		if d=$(sg_energy_delta "$LR_EZ" "$e0" "$e") && [ "$t" -gt "${t0:-$t}" ]; then
-			mw=$(( d / ((t - t0) * 10) ))	# uJ / (cs * 10) = uJ / ms = mW
-			pw=$(printf '%d.%03d' $((mw / 1000)) $((mw % 1000)))
+		if [ "$c1" -gt "$c0" ] && [ -n "$_e" ] && [ -n "$e0" ] && [ "$_e" -ge "$e0" ]; then
+			mw=$(( (_e - e0) / ((c1 - c0) * 10) ))	# uJ / (cs * 10) = mW
+			_m=$((mw % 1000)); while [ ${#_m} -lt 3 ]; do _m=0$_m; done
+			pw=$((mw / 1000)).$_m
 		fi
-		echo "$1$row,$pw"
-		e0=$e t0=$t
+		echo "DEMO-ROW $gov,$(( (c1 - t0) / 100 )),$step,$rate,$rps,$p99,$sl,$mhz,$pw"
+		e0=$_e r0=$_r c0=$c1
 	done
 }
+# jv KEY: _v, KEY's number in the JSON object $iv (empty: none or null)
+jv() {
+	_v=${iv#*\"$1\": }
+	[ "$_v" = "$iv" ] && { _v=; return; }
+	_v=${_v%%[,\}]*}
+	[ "$_v" = null ] && _v=
+	return 0
+}
+
 trap 'lr_down' EXIT
-
+taskset -p -c 0 $$ >/dev/null	# this shell, the client and the sampler on CPU 0
 lr_up || { info "cannot bring the platform up"; exit 1; }
-[ -x "$LR_CTL" ] || info "slackctl missing: the slack run has no BPF feed"
+[ -x "$LR_CTL" ] || { info "slackctl missing: no BPF feed, no slack run"; exit 1; }
 lr_server_start 2 epoll $SERVICE_US || { info "server did not start"; exit 1; }
-info "server pid $LR_SERVER_PID port $LR_PORT, $SERVICE_US us of work per request, ramp $RAMP req/s, ${STEP_S}s a step"
+[ -n "$LR_SLOT" ] || { info "slackctl could not add the server as a target"; exit 1; }
+case " $RAMP " in *" $LR_SLO_LOAD "*) ;; *) info "DEMO_RAMP must hold $LR_SLO_LOAD (the SLO's step)"; exit 1 ;; esac
 
-if [ -n "${DEMO_SLO_US:-}" ]; then
-	slo=$DEMO_SLO_US
-	info "SLO: p99 <= $slo us (DEMO_SLO_US)"
-else
-	lr_gov performance
-	sleep 1
-	base=$(lr_step performance 0 "${RAMP%% *}" "$STEP_S" 99 | cut -d, -f6 | cut -d. -f1)
-	slo=$(( ${base:-0} * SLO_X ))
-	info "SLO: p99 <= $slo us ($SLO_X x performance's p99 of $base us at ${RAMP%% *} req/s)"
-fi
-[ "$slo" -gt 0 ] || { info "no SLO measured"; exit 1; }
-echo "DEMO-SLO $slo"
-lr_target_slo "$slo" || info "slackctl refused --slo ${slo}us: slack runs without an SLO"
+: > /tmp/lr.quiet
+cap=$(lr_capacity $CAP_RUNS $((NOMINAL * 2)))
+[ -n "$cap" ] && [ "$cap" -gt 0 ] || { info "no capacity measured"; exit 1; }
+echo "DEMO-CAP $cap"
+info "server pid $LR_SERVER_PID: sgserver (epoll, 2 threads) on CPU 1, $SERVICE_US us of work a request at fmax"
+info "capacity $cap req/s at fmax (one probe offered $((NOMINAL * 2)) req/s for 2 s)"
+info "ramp {$RAMP} % of it, ${STEP_S} s a step, then $BURST % for ${BURST_S} s and $AFTER % for ${STEP_S} s"
 
+slo=0
 for gov in $GOVS; do
-	lr_gov $gov
-	info "---- governor $gov on CPU 1 ----"
-	sleep 1
-	"$LR_T/sgsample" -i 500 -s "${LR_SLOT:-0}" | with_power "DEMO-ROW $gov," &
-	sampler=$!
+	if [ "$gov" != performance ]; then
+		[ "$slo" -gt 0 ] || { info "no SLO: performance's $LR_SLO_LOAD % step gave no p99"; exit 1; }
+		lr_target_slo "$slo" || { info "slackctl refused --slo ${slo}us"; exit 1; }
+	fi
+	lr_gov "$gov"
+	info "---- $gov on CPU 1 ----"
 	step=0
-	for rate in $RAMP; do
+	echo "0 0" > /tmp/demo.step
+	sleep 1
+	rm -f /tmp/demo.live && mkfifo /tmp/demo.live
+	"$LR_CTL" -j status --watch > /tmp/demo.live 2>/dev/null &
+	watcher=$!
+	live "$gov" < /tmp/demo.live &
+	sampler=$!
+	for share in $RAMP "b$BURST" "$AFTER"; do
 		step=$((step + 1))
-		echo "DEMO-STEP $(lr_step $gov $step $rate $STEP_S $step)"
+		len=$STEP_S
+		case $share in b*) share=${share#b} len=$BURST_S ;; esac
+		rate=$((cap * share / 100))
+		echo "$step $rate" > /tmp/demo.step
+		row=$(lr_step "$gov" "$step" "$rate" "$len" "$step")
+		echo "DEMO-STEP $row,$share"
+		if [ "$gov" = performance ] && [ "$share" = "$LR_SLO_LOAD" ] && [ "$slo" = 0 ]; then
+			base=$(echo "$row" | cut -d, -f6 | cut -d. -f1)
+			slo=$(awk -v b="${base:-0}" -v x="$LR_SLO_X" 'BEGIN { printf "%d", b * x }')
+			echo "DEMO-SLO $slo,$base,$LR_SLO_X,$LR_SLO_LOAD"
+		fi
 	done
-	kill $sampler 2>/dev/null
-	wait $sampler 2>/dev/null
+	kill $watcher $sampler 2>/dev/null
+	wait $watcher $sampler 2>/dev/null
+	lr_quiet 10 || info "the server was still busy 10 s after $gov's run"
 done
-[ -x "$LR_CTL" ] && "$LR_CTL" status | sed 's/^/DEMO-INFO /'
+"$LR_CTL" status | sed 's/^/DEMO-INFO /'
 exit 0

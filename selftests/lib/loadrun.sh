@@ -201,6 +201,33 @@ lr_quiet() {
 	return 1
 }
 
+# lr_median FIELD: the median of a CSV field of lr_step rows, whole (0: none)
+lr_median() {
+	cut -d, -f"$1" | cut -d. -f1 | sed 's/^$/0/' | sort -n |
+		awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : 0 }'
+}
+# lr_capacity RUNS RATE: the rate the server sustains at fmax, measured as
+# its requests over the busy span (sgwin -f -b) while a client offers RATE
+# req/s (an overload) for 2 s; the median of RUNS such runs, so that one
+# host hiccup does not move the yardstick.  Each probe's drain (lr_quiet's
+# half-seconds) is appended to /tmp/lr.quiet.
+lr_capacity() {
+	lr_gov performance
+	sleep 1
+	for _c in $(seq 1 "$1"); do
+		lr_follow "$2" 2 $((98 + _c)) 0.3 > /dev/null
+		lr_quiet	# the backlog drains
+		echo "$LR_QUIET_HALVES" >> /tmp/lr.quiet
+		lr_win rps
+	done | lr_median 1
+}
+# The SLO rule of the bench and the demo: LR_SLO_X times performance's
+# client p99 at LR_SLO_LOAD % of the capacity.  At 70 % the p99 is mostly
+# queueing, which a lower frequency lengthens; 1.5x leaves a governor room
+# to slow down and still asks for most of performance's tail (under it,
+# schedutil misses at 30-70 % load and slack holds it, evaluation.rst).
+LR_SLO_X=1.5
+LR_SLO_LOAD=70
 # lr_win NAME: NAME=value of the last lr_follow's sgwin line
 lr_win() { tr ' ' '\n' < /tmp/lr.win | sed -n "s/^$1=//p" | head -n 1; }
 
