@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # host-servers.sh - slackgov's request counts and server-side tail on real
-# servers (issue 46): memcached, redis (pipelined), nginx over HTTP/1.1 and
-# over HTTP/2 (h2c), and a Go net/http server, each a target counted by its
+# servers (issue 46): memcached, redis (pipelined), nginx over HTTP/1.1, over
+# HTTPS (TLS 1.3, read at libssl: --tls) and over HTTP/2 (h2c), and a Go
+# net/http server, each a target counted by its
 # protocol (PROTOS), each driven through load levels up to saturation by a
 # client of its own kind.  Per server, checked: at every level slackgov's
 # count is in the band from the client's completed requests to the server's
@@ -30,7 +31,7 @@ done
 
 # The protocol slackgov counts each server's requests by (target add
 # --proto): the one place that says what each server is measured with
-PROTOS="memcached:memcache redis:resp nginx_h1:http1 nginx_h2:http2 go:http1"
+PROTOS="memcached:memcache redis:resp nginx_h1:http1 nginx_tls:http1 nginx_h2:http2 go:http1"
 
 # Each level runs DUR s.  Its server-side p99 is `status --interval IVAL`
 # read as the level ends: slackctl looks back from the last closed window to
@@ -73,8 +74,8 @@ sys.exit(1)' "$1"
 # --proto exists once the per-connection parsers land: until then targets
 # are added with the thread rules, which the figures' header says
 if "$S" target help 2>&1 | grep -q -- '--proto'; then HAVE_PROTO=1; else HAVE_PROTO=""; fi
-sg_target() {	# sg_target NAME PID
-	"$S" target add --pid "$2" ${HAVE_PROTO:+--proto "$(proto_of "$1")"} > /dev/null
+sg_target() {	# sg_target NAME PID [LIBSSL]: LIBSSL, the server's (--tls)
+	"$S" target add --pid "$2" ${HAVE_PROTO:+--proto "$(proto_of "$1")"} ${3:+--tls "$3"} > /dev/null
 }
 # sg_read PID: "TOTAL SPAN_S REQUESTS P99_US" of the target, from one status:
 # its request count since it was added, and its interval
@@ -152,7 +153,7 @@ stop() {
 	kill "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null
 }
 
-ktap_plan 6
+ktap_plan 7
 sg_defer "$S unload"
 ktap_run_ok "slackctl load" "$S" load
 if [ -n "$HAVE_PROTO" ]; then
@@ -233,7 +234,8 @@ else
 fi
 
 # ---- nginx: one worker, no master; a static file, stub_status's count --------
-# ngx_conf NAME LISTEN: a configuration of its own in the scratch folder
+# ngx_conf NAME LISTEN [DIRECTIVES]: a configuration of its own in the
+# scratch folder, DIRECTIVES added to its server block
 # (Debian's defaults where they matter: sendfile, tcp_nopush), logs off
 ngx_conf() {
 	mkdir -p www "tmp.$1" && printf 'slackgov host-servers\n' > www/index.html
@@ -246,19 +248,21 @@ ngx_conf() {
 		client_body_temp_path $PWD/tmp.$1; proxy_temp_path $PWD/tmp.$1;
 		fastcgi_temp_path $PWD/tmp.$1; uwsgi_temp_path $PWD/tmp.$1; scgi_temp_path $PWD/tmp.$1;
 		server {
-			listen $2; root $PWD/www;
+			listen $2; root $PWD/www; ${3:-}
 			location = /status { stub_status; }
 		}
 	}
 	EOC
 }
 # stub_status's "requests" counts the query that reads it: the one after the level
-OWN_EXTRA_nginx_h1=1 OWN_EXTRA_nginx_h2=1
+OWN_EXTRA_nginx_h1=1 OWN_EXTRA_nginx_h2=1 OWN_EXTRA_nginx_tls=1
 own_nginx_h1() {
 	python3 -c '
-import sys, urllib.request
-print(urllib.request.urlopen("http://127.0.0.1:%s/status" % sys.argv[1], timeout=2).read().split()[9].decode())' "$PORT"
+import ssl, sys, urllib.request
+print(urllib.request.urlopen("%s://127.0.0.1:%s/status" % (sys.argv[2], sys.argv[1]), timeout=2,
+	context=ssl._create_unverified_context()).read().split()[9].decode())' "$PORT" "${1:-http}"
 }
+own_nginx_tls() { own_nginx_h1 https; }
 own_nginx_h2() { nghttp "http://127.0.0.1:$PORT/status" | awk 'NR == 3 { print $3 }'; }
 # wrk's own figures, exact (microseconds), from its done() hook
 cat > wrk.lua <<'EOL'
@@ -266,11 +270,12 @@ done = function(s, lat, req)
 	io.write(string.format("WRK %d %d\n", s.requests, lat:percentile(99)))
 end
 EOL
-client_wrk() {	# client_wrk CONNS
-	taskset -c 0 wrk -t 1 -c "$1" -d ${DUR}s --latency -s wrk.lua "http://127.0.0.1:$PORT/index.html" > wrk.out 2>&1
+client_wrk() {	# client_wrk CONNS [SCHEME]
+	taskset -c 0 wrk -t 1 -c "$1" -d ${DUR}s --latency -s wrk.lua "${2:-http}://127.0.0.1:$PORT/index.html" > wrk.out 2>&1
 	sed -n 's/^WRK //p' wrk.out
 }
 client_nginx_h1() { client_wrk "$1"; }
+client_nginx_tls() { client_wrk "$1" https; }
 # h2load: its count of requests done; p99 from its per-request log
 client_nginx_h2() {
 	taskset -c 0 h2load -c "$1" -m 10 -t 1 -D $DUR --log-file=h2.log \
@@ -290,6 +295,26 @@ else
 	for c in $H1_CONNS; do level nginx_h1 "c$c" "$c"; done
 	stop
 	checks nginx_h1
+fi
+# HTTPS: TLS 1.3 with a certificate of its own, read at nginx's libssl
+NGX_SSL=$(command -v nginx > /dev/null && ldd "$(command -v nginx)" | awk '$1 ~ /^libssl\.so/ { print $3 }')
+if ! command -v nginx > /dev/null || ! command -v wrk > /dev/null || ! command -v openssl > /dev/null; then
+	skip3 nginx_tls "nginx, wrk or openssl missing (scripts/setup installs nginx-light, wrk)"
+elif [ -z "$NGX_SSL" ] || [ -z "$HAVE_PROTO" ]; then
+	skip3 nginx_tls "nginx links no libssl, or this slackctl has no --proto/--tls"
+elif ! openssl req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.crt -days 1 \
+	-subj /CN=localhost > tls.gen 2>&1; then
+	ktap_fail "nginx_tls: no certificate: $(head -c 200 tls.gen)"
+else
+	PORT=$(free_port)
+	ngx_conf nginx_tls "127.0.0.1:$PORT ssl" \
+		"ssl_certificate $PWD/tls.crt; ssl_certificate_key $PWD/tls.key; ssl_protocols TLSv1.3;"
+	start nginx_tls nginx -p "$PWD" -c "$PWD/nginx_tls.conf"
+	started nginx_tls "$PORT"
+	sg_target nginx_tls $TPID "$NGX_SSL"
+	for c in $H1_CONNS; do level nginx_tls "c$c" "$c"; done
+	stop
+	checks nginx_tls
 fi
 if ! command -v nginx > /dev/null || ! command -v h2load > /dev/null || ! command -v nghttp > /dev/null; then
 	skip3 nginx_h2 "nginx, h2load or nghttp missing (scripts/setup installs nginx-light, nghttp2-client)"
