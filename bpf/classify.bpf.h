@@ -73,8 +73,9 @@ static __always_inline void match_set(struct sg_match *m, const struct slackgov_
 #define SG_CGNAME_MASK		(SLACKGOV_CGNAME_LEN - 1)	/* a power of two */
 _Static_assert((SLACKGOV_CGNAME_LEN & SG_CGNAME_MASK) == 0, "SLACKGOV_CGNAME_LEN: a power of two");
 
-/* kernfs_node's parent, renamed __parent in 6.15 (commit 633488947ef6
- * "kernfs: Use RCU to access kernfs_node::parent."): both flavours */
+/* kernfs_node's parent, renamed __parent in 6.15 ("kernfs: Use RCU to
+ * access kernfs_node::parent.", January 2025; the 6.18 host's BTF has
+ * __parent, Debian's 6.1 and 6.12 parent): both flavours */
 struct kernfs_node___old {
 	struct kernfs_node *parent;
 } __attribute__((preserve_access_index));
