@@ -4,8 +4,8 @@
 # spins 300 us per request; every request is counted, its 2 ms counted as
 # blocked (within 10 %) and the spin as on-CPU; the probes go with target
 # del; a missing binary, a missing function, a stripped binary, a file that
-# is no ELF and --request with --proto are refused with nothing attached or
-# added.
+# is no ELF, --request with --proto and a PID that has exited are refused
+# with nothing attached or added.
 . "$SG_TOP/selftests/lib/ktap.sh"
 
 S=$SG_BUILD/userctl/slackctl
@@ -20,17 +20,19 @@ sg_defer "$S unload"
 LINKS=/sys/fs/bpf/slackgov/links
 uprobes() { ls "$LINKS" | grep -c '^uprobe-'; }
 
-ktap_plan 9
+ktap_plan 10
 "$S" load > /dev/null || ktap_bail "slackctl load failed"
 ./funcsrv 2000 300 > srv.port & SRV=$!
 sg_defer "kill $SRV 2>/dev/null"
 for i in $(seq 1 30); do [ -s srv.port ] && break; sleep 0.1; done
 
 before=$("$S" -j target list)
-bad() {		# bad DESC MESSAGE ARGS...: refused, nothing attached or added
-	_d=$1 _m=$2
+bad() {		# bad DESC MESSAGE [--dead] ARGS...: refused, nothing attached or
+	_d=$1 _m=$2	# added; --dead: for a PID that has exited, not the server's
 	shift 2
-	"$S" target add --pid $SRV "$@" > bad.out 2> bad.err
+	_p=$SRV
+	[ "$1" = --dead ] && { shift; sleep 0 & _p=$!; wait $_p; }
+	"$S" target add --pid $_p "$@" > bad.out 2> bad.err
 	_rc=$?
 	ktap_check '[ $_rc -ne 0 ] && grep -q "^Error: .*$_m" bad.err && [ "$(uprobes)" = 0 ] &&
 		[ "$("$S" -j target list)" = "$before" ]' "$_d: refused, nothing changed ($(cat bad.err))"
@@ -40,6 +42,7 @@ bad "a missing function" "no function 'nosuch'" --request "$PWD/funcsrv:nosuch"
 bad "a stripped binary" "stripped" --request "$PWD/funcsrv.stripped:handle_request"
 bad "a file that is no ELF" "not an ELF" --request "$PWD/srv.port:x"
 bad "--request with --proto" "not with --proto" --request "$PWD/funcsrv:handle_request" --proto conn
+bad "probes for a process that has exited" "no process with PID" --dead --request "$PWD/funcsrv:handle_request"
 
 "$S" target add --pid $SRV --request "$PWD/funcsrv:handle_request" > add.out
 ktap_check '[ "$(uprobes)" = 2 ] && grep -q "proto func" add.out' "the function's two probes attached ($(cat add.out))"

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # host-servers.sh - slackgov's request counts and server-side tail on real
 # servers (issue 46): memcached, redis (pipelined), nginx over HTTP/1.1, over
-# HTTPS (TLS 1.3, read at libssl: --tls) and over HTTP/2 (h2c), and a Go
+# HTTPS (TLS 1.3, read at libssl: --tls), over HTTP/2 (h2c) and HTTP/2 over
+# TLS (--tls again), and a Go
 # net/http server, each a target counted by its
 # protocol (PROTOS), each driven through load levels up to saturation by a
 # client of its own kind.  Per server, checked: at every level slackgov's
@@ -31,7 +32,7 @@ done
 
 # The protocol slackgov counts each server's requests by (target add
 # --proto): the one place that says what each server is measured with
-PROTOS="memcached:memcache redis:resp nginx_h1:http1 nginx_tls:http1 nginx_h2:http2 go:http1"
+PROTOS="memcached:memcache redis:resp nginx_h1:http1 nginx_tls:http1 nginx_h2:http2 nginx_h2tls:http2 go:http1"
 
 # Each level runs DUR s.  Its server-side p99 is `status --interval IVAL`
 # read as the level ends: slackctl looks back from the last closed window to
@@ -153,7 +154,7 @@ stop() {
 	kill "$TPID" 2>/dev/null; wait "$TPID" 2>/dev/null
 }
 
-ktap_plan 7
+ktap_plan 8
 sg_defer "$S unload"
 ktap_run_ok "slackctl load" "$S" load
 if [ -n "$HAVE_PROTO" ]; then
@@ -255,7 +256,7 @@ ngx_conf() {
 	EOC
 }
 # stub_status's "requests" counts the query that reads it: the one after the level
-OWN_EXTRA_nginx_h1=1 OWN_EXTRA_nginx_h2=1 OWN_EXTRA_nginx_tls=1
+OWN_EXTRA_nginx_h1=1 OWN_EXTRA_nginx_h2=1 OWN_EXTRA_nginx_tls=1 OWN_EXTRA_nginx_h2tls=1
 own_nginx_h1() {
 	python3 -c '
 import ssl, sys, urllib.request
@@ -263,6 +264,7 @@ print(urllib.request.urlopen("%s://127.0.0.1:%s/status" % (sys.argv[2], sys.argv
 	context=ssl._create_unverified_context()).read().split()[9].decode())' "$PORT" "${1:-http}"
 }
 own_nginx_tls() { own_nginx_h1 https; }
+own_nginx_h2tls() { own_nginx_h1 https; }	# HTTP/1.1 over TLS: ALPN's fallback
 own_nginx_h2() { nghttp "http://127.0.0.1:$PORT/status" | awk 'NR == 3 { print $3 }'; }
 # wrk's own figures, exact (microseconds), from its done() hook
 cat > wrk.lua <<'EOL'
@@ -277,13 +279,14 @@ client_wrk() {	# client_wrk CONNS [SCHEME]
 client_nginx_h1() { client_wrk "$1"; }
 client_nginx_tls() { client_wrk "$1" https; }
 # h2load: its count of requests done; p99 from its per-request log
-client_nginx_h2() {
+client_nginx_h2() {	# client_nginx_h2 CONNS [SCHEME]
 	taskset -c 0 h2load -c "$1" -m 10 -t 1 -D $DUR --log-file=h2.log \
-		"http://127.0.0.1:$PORT/index.html" > h2.out 2>&1
+		"${2:-http}://127.0.0.1:$PORT/index.html" > h2.out 2>&1
 	n=$(sed -n 's/^requests: .* \([0-9]*\) done.*/\1/p' h2.out)
 	p99=$(awk '{ print $3 }' h2.log | sort -n | awk '{ v[NR] = $1 } END { i = int(NR * 0.99); if (i < NR * 0.99) i++; print v[i] }')
 	echo "$n $p99"
 }
+client_nginx_h2tls() { client_nginx_h2 "$1" https; }
 if ! command -v nginx > /dev/null || ! command -v wrk > /dev/null; then
 	skip3 nginx_h1 "nginx or wrk missing (scripts/setup installs nginx-light, wrk)"
 else
@@ -298,17 +301,23 @@ else
 fi
 # HTTPS: TLS 1.3 with a certificate of its own, read at nginx's libssl
 NGX_SSL=$(command -v nginx > /dev/null && ldd "$(command -v nginx)" | awk '$1 ~ /^libssl\.so/ { print $3 }')
-if ! command -v nginx > /dev/null || ! command -v wrk > /dev/null || ! command -v openssl > /dev/null; then
-	skip3 nginx_tls "nginx, wrk or openssl missing (scripts/setup installs nginx-light, wrk)"
-elif [ -z "$NGX_SSL" ] || [ -z "$HAVE_PROTO" ]; then
-	skip3 nginx_tls "nginx links no libssl, or this slackctl has no --proto/--tls"
-elif ! openssl req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.crt -days 1 \
-	-subj /CN=localhost > tls.gen 2>&1; then
-	ktap_fail "nginx_tls: no certificate: $(head -c 200 tls.gen)"
+NGX_TLS="ssl_certificate $PWD/tls.crt; ssl_certificate_key $PWD/tls.key; ssl_protocols TLSv1.3;"
+# tls_why NAME CLIENT...: why a TLS server cannot run (empty: it can)
+tls_why() {
+	_n=$1; shift
+	for _c in nginx openssl "$@"; do
+		command -v $_c > /dev/null || { echo "$_c missing (scripts/setup installs it)"; return; }
+	done
+	[ -n "$NGX_SSL" ] && [ -n "$HAVE_PROTO" ] || { echo "nginx links no libssl, or this slackctl has no --tls"; return; }
+	[ -s tls.crt ] || openssl req -x509 -newkey rsa:2048 -nodes -keyout tls.key -out tls.crt -days 1 \
+		-subj /CN=localhost > tls.gen 2>&1 || echo "openssl made no certificate: $(head -c 200 tls.gen)"
+}
+why=$(tls_why nginx_tls wrk)
+if [ -n "$why" ]; then
+	skip3 nginx_tls "$why"
 else
 	PORT=$(free_port)
-	ngx_conf nginx_tls "127.0.0.1:$PORT ssl" \
-		"ssl_certificate $PWD/tls.crt; ssl_certificate_key $PWD/tls.key; ssl_protocols TLSv1.3;"
+	ngx_conf nginx_tls "127.0.0.1:$PORT ssl" "$NGX_TLS"
 	start nginx_tls nginx -p "$PWD" -c "$PWD/nginx_tls.conf"
 	started nginx_tls "$PORT"
 	sg_target nginx_tls $TPID "$NGX_SSL"
@@ -328,6 +337,20 @@ else
 	for c in $H2_CONNS; do level nginx_h2 "c${c}x10" "$c"; done
 	stop
 	checks nginx_h2
+fi
+# HTTP/2 over TLS (ALPN h2): the frames in SSL_read's plaintext
+why=$(tls_why nginx_h2tls h2load)
+if [ -n "$why" ]; then
+	skip3 nginx_h2tls "$why"
+else
+	PORT=$(free_port)
+	ngx_conf nginx_h2tls "127.0.0.1:$PORT ssl http2" "$NGX_TLS"
+	start nginx_h2tls nginx -p "$PWD" -c "$PWD/nginx_h2tls.conf"
+	started nginx_h2tls "$PORT"
+	sg_target nginx_h2tls $TPID "$NGX_SSL"
+	for c in $H2_CONNS; do level nginx_h2tls "c${c}x10" "$c"; done
+	stop
+	checks nginx_h2tls
 fi
 
 # ---- Go net/http: selftests/tools/gohttp, ~20 us of CPU per request ----------
