@@ -2,7 +2,7 @@
 # host-verify.sh - what the verifier walks for each program of the metrics
 # object on the host kernel (selftests/tools/sgverify.c): at most 100000
 # instructions processed per program, a tenth of the verifier's limit.  On
-# this kernel they process 38000-52000 (Documentation/metrics.rst); a
+# this kernel they process 38000-63000 (Documentation/metrics.rst); a
 # branch per bucket in a walk over the latency histogram had made it
 # ~190000.  Loads each program alone, attaches and pins nothing.
 . "$SG_TOP/selftests/lib/ktap.sh"
