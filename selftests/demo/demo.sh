@@ -22,7 +22,7 @@ RAMP=${DEMO_RAMP:-"20 40 $LR_SLO_LOAD 40"}	# % of capacity, within it
 BURST=${DEMO_BURST:-130}	# % of capacity for BURST_S: past what the server serves
 BURST_S=2
 AFTER=${DEMO_AFTER:-20}		# % of capacity: the step the burst's queue drains into
-STEP_S=${DEMO_STEP_S:-5}
+STEP_S=${DEMO_STEP_S:-4}
 GOVS="performance schedutil slack"	# performance first: its step sets the SLO
 
 info() { echo "DEMO-INFO $*"; }
