@@ -19,8 +19,11 @@
  * ``sg_req_enter`` as a uprobe at ENTRY's first instruction and
  * ``sg_req_exit`` as a uretprobe at its return, or as a uprobe at EXIT's
  * entry when EXIT is given (a function that ends the request on the same
- * thread, e.g. the one that writes the answer).  The xprobes talk's
- * hybrid probe: user function plus the kernel's context switches.
+ * thread, e.g. the one that writes the answer).  ``--request
+ * usdt:BINARY:PROVIDER:START:END`` attaches both as uprobes at two USDT
+ * probes instead (``sys/sdt.h``'s, their semaphores counted), START
+ * playing ENTRY and END EXIT.  The xprobes talk's hybrid probe: user
+ * function plus the kernel's context switches.
  *
  * 1. A request starts when a target thread enters ENTRY outside another
  *    request (recursion and nested calls count once) and ends when the

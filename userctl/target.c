@@ -135,7 +135,7 @@ struct sc_targs {
 	__u32 slot;
 	bool has_setpoint, has_slo, has_margin, has_proto;
 	__u32 setpoint, slo_us, slo_q, slo_margin, proto;
-	const char *request;	/* --request BINARY:ENTRY[:EXIT] */
+	const char *request;	/* --request BINARY:ENTRY[:EXIT] or usdt:... */
 	const char *tls;	/* --tls LIBSSL */
 	char cgpath[PATH_MAX];	/* add --unit: the unit's directory */
 };
@@ -983,7 +983,7 @@ int do_target_help(int argc, char **argv)
 	}
 	fprintf(stderr,
 		"Usage: slackctl target add TARGET [--setpoint VALUE] [--slo SLO [--slo-margin MARGIN]]\n"
-		"                           [--proto PROTO [--tls LIBSSL] | --request BINARY:ENTRY[:EXIT]]\n"
+		"                           [--proto PROTO [--tls LIBSSL] | --request REQUEST]\n"
 		"       slackctl target del TARGET_REF\n"
 		"       slackctl target set TARGET_REF [--setpoint VALUE] [--slo { SLO | none }]\n"
 		"                           [--slo-margin MARGIN] [--proto PROTO]\n"
@@ -1001,8 +1001,10 @@ int do_target_help(int argc, char **argv)
 		"       PROTO := { thread | conn | resp | memcache | http1 | http2 | auto }   (default: thread;\n"
 		"                  none = thread: requests by the thread that reads; the others: by connection,\n"
 		"                  conn one per read, the rest parsed, auto by each connection's first bytes)\n"
+		"       REQUEST := { BINARY:ENTRY[:EXIT] | usdt:BINARY:PROVIDER:START:END }\n"
 		"       --request: each call of function ENTRY of BINARY (to its return, or to EXIT's\n"
-		"                  entry) is a request: uprobes, attached until the target is deleted\n"
+		"                  entry), or each pass from USDT probe START to END, is a request:\n"
+		"                  uprobes, attached until the target is deleted\n"
 		"       --tls: PROTO's requests read where libssl LIBSSL's SSL_read returns them\n"
 		"Examples: slackctl target add --comm memcached --slo p99:2ms --proto memcache\n"
 		"          slackctl target add --unit memcached.service --proto memcache\n"
