@@ -12,7 +12,7 @@ set xlabel "load step (share of capacity, req/s)"
 set ylabel "p99 latency (us, log)"
 set logscale y
 set xrange [0.5:*]
-tics = system("awk -F, 'NR > 1 && !s[$2]++ { printf \"%s\\\"%s: %s%% %s\\\" %s\", sep, $2, $16, $3, $2; sep = \", \" }' " . st)
+tics = system("awk -F, 'NR > 1 && !s[$2]++ { printf \"%s\\\"%s: %s%%%% %s\\\" %s\", sep, $2, $16, $3, $2; sep = \", \" }' " . st)
 eval "set xtics (" . tics . ")"
 set arrow 1 from graph 0, first slo to graph 1, first slo nohead dt 2 lw 2 lc rgb "red"
 set label 1 sprintf("SLO %d us", slo) at graph 0.01, first slo offset 0, 0.7 tc rgb "red"
