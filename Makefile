@@ -156,10 +156,10 @@ vpath %.bpf.c $(sort $(dir $(TEST_BPF_SRCS)))
 bpf: $(BPF_OBJS) $(BPF_SKELS) $(TEST_BPF_SKELS)
 
 # CO-RE: the objects built against the default (oldest) kernel's types load
-# on the others
-$(O)/vmlinux.h: $(CACHE)/$(KREL0)/.setup-done
+# on the others.  VMLINUX_H: another kernel's types (make check-debug's)
+$(O)/vmlinux.h: $(or $(VMLINUX_H),$(CACHE)/$(KREL0)/.setup-done)
 	$(Q)mkdir -p $(O)
-	$(Q)cp $(CACHE)/$(KREL0)/vmlinux.h $@
+	$(Q)cp $(or $(VMLINUX_H),$(CACHE)/$(KREL0)/vmlinux.h) $@
 
 $(O)/bpf/%.bpf.o: bpf/%.bpf.c $(BPF_HDRS) $(O)/vmlinux.h
 	$(call msg,BPF,$@)
@@ -244,9 +244,15 @@ DEBUG_EXTRA	:= selftests/debug/debug-storm.sh \
 debug-kernel:
 	$(Q)scripts/setup --debug-kernel=$(DEBUG)
 
+# The BPF objects are built against the default Debian kernel's types when
+# setup prepared it, as make check builds them: the same objects, loaded by
+# CO-RE on the debug kernel
+DEBUG_VMLINUX_H	:= $(CACHE)/$(firstword $(SETUP_KVERS))-amd64/vmlinux.h
+
 check-debug: debug-kernel
 	$(Q)kv=$$(sed -n 's/^DEBUG_KVER := //p' $(CACHE)/debug.mk) && \
-	$(MAKE) O=$(O)/debug KVER=$$kv KFLAVOUR=$(DEBUG_FLAVOUR) all && \
+	vh=$(DEBUG_VMLINUX_H) && { [ -e "$$vh" ] || vh=; } && \
+	$(MAKE) O=$(O)/debug KVER=$$kv KFLAVOUR=$(DEBUG_FLAVOUR) $${vh:+VMLINUX_H=$$vh} all && \
 	O=$(O)/debug KVERS=$$kv KFLAVOUR=$(DEBUG_FLAVOUR) VM_MEM=$${VM_MEM:-2G} \
 		SG_TIMEOUT_SCALE=$${SG_TIMEOUT_SCALE:-4} VM_APPEND="log_buf_len=8M $${VM_APPEND:-}" \
 		$(if $(filter kcsan,$(DEBUG)),DEBUG_DMESG_IGNORE='BUG: KCSAN:') \

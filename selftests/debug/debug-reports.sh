@@ -52,7 +52,7 @@ if [ -w $KML ]; then
 else
 	ktap_fail "kmemleak suspects after a scan (no $KML)"
 fi
-ktap_check 'grep -q "^debug_locks: *1" /proc/lockdep_stats' "lockdep still on at the end (debug_locks 1)"
+ktap_check 'grep -qE "^ *debug_locks: *1$" /proc/lockdep_stats' "lockdep still on at the end (debug_locks 1)"
 for f in LOCKDEP SLEEP; do
 	eval "p=\$$f"
 	grep -E -A25 "$p" dmesg.txt | head -n 80 | sed "s/^/# $f: /"
