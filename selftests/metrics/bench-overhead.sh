@@ -22,7 +22,13 @@
 #     slackgov's programs (tracepoint hooks) without those two ("nolat":
 #     their links removed after the load) and with all, untraced and a
 #     target; per received segment (untraced) and per timed request
-#     (target), and what a server receiving 10^6 segments/s would pay.
+#     (target), and what a server receiving 10^6 segments/s would pay;
+#   - the request attributions (issue 46): the same round trip carrying a
+#     RESP PING and its +PONG (sgloop -p), a target by name under each of
+#     --proto thread, conn and resp and --request BINARY:sgl_serve (a
+#     uprobe and a uretprobe around the server side's read and answer),
+#     beside nothing attached: per round trip and as a ratio, and what each
+#     adds over the thread rules per request (one PING a round trip).
 # REPS repetitions, the conditions interleaved in a rotating order, the
 # loops on CPU 1 (SCHED_FIFO where chrt exists); medians over repetitions
 # (each repetition: sgloop's fastest of its runs).  Also the programs' own
@@ -61,6 +67,10 @@
 #    them over without, "lat_req_ns": added per timed request of a target,
 #    "lat_req_ratio", "cpu_share_1m_segs": share of one CPU that 10^6
 #    untraced segments per second cost,
+#    "attr_rt_ns": {"none", "thread", "conn", "resp", "func"}: ns per
+#    round trip with a PING, "attr_ratio": {...}: each over "none",
+#    "attr_req_ns": {"conn", "resp", "func"}: added per request over
+#    "thread",
 #    "reps", "prog_ns": {program: ns per run} (tracepoint hooks),
 #    "fe_prog_ns": the same with the fentry hooks}
 # Usage: bench-overhead.sh [REPS]
@@ -93,6 +103,18 @@ command -v chrt > /dev/null && fifo="chrt -f 50"
 run() { $fifo taskset -c $cpu "$@" -n "$ITERS" -r "$RUNS"; }	# -> "getppid_ns X sendrecv_ns Y ..."
 load() {	# load HOOKS: slackgov with those hooks, the target added
 	"$S" load --hooks "$1" >/dev/null && "$S" target add --comm "$(basename "$T")" >/dev/null
+}
+# attr ATTR: the target loop's PING round trips under attribution ATTR
+# (thread, conn, resp: --proto; func: --request on sgloop's sgl_serve)
+attr() {
+	case $1 in
+	func) a="--request $T:sgl_serve" ;;
+	*) a="--proto $1" ;;
+	esac
+	"$S" load --hooks tracepoint >/dev/null && "$S" target add --comm "$(basename "$T")" $a >/dev/null ||
+		die "slackctl load or target add $a failed"
+	run "$T" -p >> "$work/attr_$1"
+	"$S" unload >/dev/null
 }
 # the latency programs off: their pinned links are their only reference
 nolat() { rm -f $PIN/links/sg_tcp_probe $PIN/links/sg_tcp_read; }
@@ -159,14 +181,22 @@ c_fe() {
 	fi
 	"$S" unload >/dev/null
 }
-for f in none empty empty_fe untraced target untraced_nolat target_nolat fe_untraced fe_target; do
+c_attr() {
+	if [ "$1" = fwd ]; then
+		run "$U" -p >> "$work/attr_none"; for a in thread conn resp func; do attr $a; done
+	else
+		for a in func resp conn thread; do attr $a; done; run "$U" -p >> "$work/attr_none"
+	fi
+}
+for f in none empty empty_fe untraced target untraced_nolat target_nolat fe_untraced fe_target \
+	attr_none attr_thread attr_conn attr_resp attr_func; do
 	: > "$work/$f"
 done
 for r in $(seq 1 "$REPS"); do
 	if [ $((r % 2)) = 1 ]; then
-		c_none; c_empty; c_empty_fe; c_tp fwd; c_fe fwd
+		c_none; c_empty; c_empty_fe; c_tp fwd; c_fe fwd; c_attr fwd
 	else
-		c_fe back; c_tp back; c_empty_fe; c_empty; c_none
+		c_attr back; c_fe back; c_tp back; c_empty_fe; c_empty; c_none
 	fi
 done
 
@@ -190,10 +220,13 @@ gpft=$(med "$work/fe_target" 2) srft=$(med "$work/fe_target" 4)
 pp0=$(med "$work/none" 6) ppe=$(med "$work/empty" 6) ppu=$(med "$work/untraced" 6) ppt=$(med "$work/target" 6)
 tc0=$(med "$work/none" 8) tcun=$(med "$work/untraced_nolat" 8) tcu=$(med "$work/untraced" 8)
 tctn=$(med "$work/target_nolat" 8) tct=$(med "$work/target" 8) segs=$(med "$work/none" 10)
+an=$(med "$work/attr_none" 8) at=$(med "$work/attr_thread" 8) ac=$(med "$work/attr_conn" 8)
+ar=$(med "$work/attr_resp" 8) af=$(med "$work/attr_func" 8)
 awk -v gp0="$gp0" -v sr0="$sr0" -v gpe="$gpe" -v sre="$sre" -v gpu="$gpu" -v sru="$sru" -v gpt="$gpt" -v srt="$srt" \
     -v fe="$fe" -v gpf="$gpf" -v srf="$srf" -v gpfu="$gpfu" -v srfu="$srfu" -v gpft="$gpft" -v srft="$srft" \
     -v pp0="$pp0" -v ppe="$ppe" -v ppu="$ppu" -v ppt="$ppt" \
     -v tc0="$tc0" -v tcun="$tcun" -v tcu="$tcu" -v tctn="$tctn" -v tct="$tct" -v segs="$segs" \
+    -v an="$an" -v at="$at" -v ac="$ac" -v ar="$ar" -v af="$af" \
     -v reps="$REPS" -v kern="$(uname -r)" -v progs="$prog_json" -v feprogs="$fe_prog_json" '
 function cell(v, base) {	# "ns (xratio)", or "-" for a condition not run
 	return v < 0 ? "-" : sprintf("%.1f (x%.2f)", v, v / base)
@@ -243,6 +276,12 @@ BEGIN {
 	seg = (tcu - tcun) / segs; req = (tct - tctn) / 2
 	printf "latency programs: +%.1f ns per received TCP segment of an untraced process, with its read (x%.3f of its round trip without them); a server receiving 10^6 segments/s pays %.2f%% of a CPU\n", seg, tcu / tcun, seg * 1e6 / 1e9 * 100
 	printf "latency programs: +%.1f ns per timed request of a target (x%.3f of its round trip without them)\n", req, tct / tctn
+	printf "  %-34s %16s %16s %16s %16s %16s\n", "TCP round trip with a PING, ns", "nothing", "--proto thread",
+		"--proto conn", "--proto resp", "--request"
+	printf "  %-34s %16s %16s %16s %16s %16s\n", "a target by name (ratio)", cell(an, an), cell(at, an), cell(ac, an),
+		cell(ar, an), cell(af, an)
+	printf "per request (a PING a round trip) over the thread rules: conn +%.1f ns, the RESP parser +%.1f ns, the function probes (--request) +%.1f ns\n",
+		ac - at, ar - at, af - at
 	if (progs != "") printf "programs, ns per run (bpf_stats, target and untraced loops), tracepoint hooks: %s\n", progs
 	if (feprogs != "") printf "programs, ns per run, fentry hooks: %s\n", feprogs
 	printf "{\"kernel\": \"%s\", \"baseline_ns\": %.1f, \"untraced_ns\": %.1f, \"untraced_ratio\": %.3f, \"traced_ns\": %.1f, \"traced_ratio\": %.3f, \"baseline_sendrecv_ns\": %.1f, \"untraced_sendrecv_ns\": %.1f, \"untraced_sendrecv_ratio\": %.3f, \"target_other_ns\": %.1f, \"empty_ns\": %.1f, ",
@@ -255,5 +294,8 @@ BEGIN {
 	printf "\"switch_ns\": %.1f, \"target_switch_ns\": %.1f, \"baseline_pingpong_ns\": %.1f, ", sw, swt, pp0
 	printf "\"tcp_rt_ns\": {\"none\": %.1f, \"untraced_nolat\": %.1f, \"untraced\": %.1f, \"target_nolat\": %.1f, \"target\": %.1f}, \"tcp_segs_per_rt\": %.2f, \"tcp_probe_seg_ns\": %.1f, \"tcp_probe_seg_ratio\": %.3f, \"lat_req_ns\": %.1f, \"lat_req_ratio\": %.3f, \"cpu_share_1m_segs\": %.4f, ",
 		tc0, tcun, tcu, tctn, tct, segs, seg, tcu / tcun, req, tct / tctn, seg * 1e6 / 1e9
+	printf "\"attr_rt_ns\": {\"none\": %.1f, \"thread\": %.1f, \"conn\": %.1f, \"resp\": %.1f, \"func\": %.1f}, ", an, at, ac, ar, af
+	printf "\"attr_ratio\": {\"thread\": %.3f, \"conn\": %.3f, \"resp\": %.3f, \"func\": %.3f}, ", at / an, ac / an, ar / an, af / an
+	printf "\"attr_req_ns\": {\"conn\": %.1f, \"resp\": %.1f, \"func\": %.1f}, ", ac - at, ar - at, af - at
 	printf "\"reps\": %d, \"prog_ns\": {%s}, \"fe_prog_ns\": {%s}}\n", reps, progs, feprogs
 }'

@@ -12,7 +12,13 @@
  * read and the send that follows it on the same socket is one timed
  * request: two per round trip).
  *
- * Usage: sgloop [-n ITERS] [-r RUNS] [-e | -f]
+ * With -p the TCP round trip carries a request of a real protocol instead,
+ * redis's PING as a RESP array (14 bytes) and its "+PONG" (7), and the
+ * server side's read and answer run in sgl_serve(), a function of its own:
+ * the same bytes for every attribution (--proto thread, conn, resp;
+ * --request BINARY:sgl_serve), so that their costs compare.
+ *
+ * Usage: sgloop [-n ITERS] [-r RUNS] [-e | -f] [-p]
  *   -e  with empty tp_btf sys_enter/sys_exit programs attached while it runs
  *       (selftests/metrics/progs/sg_empty.bpf.c: the floor of the tracepoint
  *       hooks)
@@ -154,8 +160,43 @@ static long long in_segs(void)
 	return v;
 }
 
-/* ns per TCP round trip of @n (fastest of @runs); *segs: segments per round trip */
-static double tcp_rt(int n, int runs, double *segs)
+static const char resp_ping[] = "*1\r\n$4\r\nPING\r\n", resp_pong[] = "+PONG\r\n";
+
+/* -p's server side: one PING read on @s and answered; a symbol of its own
+ * for --request (noinline, global).  0, or -1. */
+__attribute__((noinline)) int sgl_serve(int s)
+{
+	char b[64];
+
+	if (recv(s, b, sizeof(b), 0) != sizeof(resp_ping) - 1)
+		return -1;
+	return send(s, resp_pong, sizeof(resp_pong) - 1, 0) == sizeof(resp_pong) - 1 ? 0 : -1;
+}
+
+/* -p's client side, in one thread with the server's: a PING sent on @c,
+ * then (after sgl_serve()) its answer read whole */
+static int sgl_ask_send(int c)
+{
+	return send(c, resp_ping, sizeof(resp_ping) - 1, 0) == sizeof(resp_ping) - 1 ? 0 : -1;
+}
+
+static int sgl_ask_recv(int c)
+{
+	char b[64];
+	ssize_t n, got = 0;
+
+	while (got < (ssize_t)sizeof(resp_pong) - 1) {
+		n = recv(c, b, sizeof(b), 0);
+		if (n <= 0)
+			return -1;
+		got += n;
+	}
+	return 0;
+}
+
+/* ns per TCP round trip of @n (fastest of @runs), a byte each way or (@resp)
+ * a PING and its answer; *segs: segments per round trip */
+static double tcp_rt(int n, int runs, bool resp, double *segs)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET };
 	socklen_t al = sizeof(a);
@@ -179,6 +220,13 @@ static double tcp_rt(int n, int runs, double *segs)
 	for (r = 0; r < runs; r++) {
 		t = now_ns();
 		for (i = 0; i < n; i++) {
+			if (resp) {
+				if (sgl_ask_send(c) || sgl_serve(s) || sgl_ask_recv(c)) {
+					best = -1;
+					goto out;
+				}
+				continue;
+			}
 			if (send(c, &b, 1, 0) != 1 || recv(s, &b, 1, 0) != 1 ||
 			    send(s, &b, 1, 0) != 1 || recv(c, &b, 1, 0) != 1) {
 				best = -1;
@@ -202,16 +250,18 @@ int main(int argc, char **argv)
 {
 	double best_gp = 1e18, best_sr = 1e18, pp, tcp, segs = -1, t;
 	int iters = 200000, runs = 5, empty = 0, sv[2], opt, r, i;	/* empty: 'e' or 'f' */
+	bool resp = false;
 	struct sg_empty_bpf *skel = NULL;
 	char c = 'x';
 
-	while ((opt = getopt(argc, argv, "n:r:ef")) != -1) {
+	while ((opt = getopt(argc, argv, "n:r:efp")) != -1) {
 		switch (opt) {
 		case 'n': iters = atoi(optarg); break;
 		case 'r': runs = atoi(optarg); break;
 		case 'e': case 'f': empty = opt; break;
+		case 'p': resp = true; break;
 		default:
-			fprintf(stderr, "usage: sgloop [-n ITERS] [-r RUNS] [-e | -f]\n");
+			fprintf(stderr, "usage: sgloop [-n ITERS] [-r RUNS] [-e | -f] [-p]\n");
 			return 2;
 		}
 	}
@@ -246,7 +296,7 @@ int main(int argc, char **argv)
 			best_sr = t;
 	}
 	pp = pingpong(iters / 10, runs);
-	tcp = tcp_rt(iters / 10, runs, &segs);
+	tcp = tcp_rt(iters / 10, runs, resp, &segs);
 	sg_empty_bpf__destroy(skel);
 	if (pp < 0 || tcp < 0) {
 		perror(pp < 0 ? "sgloop: ping-pong" : "sgloop: tcp");
