@@ -237,7 +237,7 @@ check-guest: all
 # part of check: CI never builds the debug kernel.
 DEBUG		?= kasan
 DEBUG_FLAVOUR	:= $(if $(filter kcsan,$(DEBUG)),sgkcsan,sgdebug)
-DEBUG_TESTS	?= rig/guest-boot|vm/guest-dmesg|governor/guest-(feed|feed-fast|knobs|lifecycle|lifecycle-fast|policy|policy-fast|util)\.sh|metrics/guest-(feed|hooks)|slackctl/guest-slackctl|platform/guest-lifecycle
+DEBUG_TESTS	?= rig/guest-boot|vm/guest-dmesg|governor/guest-(feed|knobs|lifecycle|policy|policy-fast|util)\.sh|metrics/guest-(feed|hooks)|slackctl/guest-slackctl|platform/guest-lifecycle
 DEBUG_EXTRA	:= selftests/debug/debug-storm.sh \
 	$(if $(filter 0,$(DEBUG_FUZZ)),,selftests/debug/debug-fuzz.sh) selftests/debug/debug-reports.sh
 
