@@ -143,7 +143,9 @@ while [ $round -lt 2 ] || [ $(($(date +%s) - t0)) -lt "$STORM_S" ]; do
 	done
 	rm -f feed.*.out
 	nout=$((nout + 1))
-	if [ $((round % 4)) -lt 2 ]; then
+	# the two orders alternate too, out of step with fast_switch: two
+	# rounds see each order once, four every pairing
+	if [ $(((round / 2 + round) % 2)) -eq 0 ]; then
 		# slackgov first: its governor stopped by the switch away
 		for c in 0 1; do echo performance > "$(pol $c)/scaling_governor"; done
 		sg_rmmod slackgov && sg_rmmod vfreq || fout=$((fout + 1))
