@@ -524,10 +524,13 @@ static __always_inline void set_cpu(__u64 *cpus)
 }
 
 /* @p's time waiting on a run queue so far (schedstats' sched_info), 0 on a
- * kernel built without CONFIG_SCHED_INFO. */
+ * kernel built without CONFIG_SCHED_INFO: task_struct keeps an empty struct
+ * sched_info there, so the guard is on the member (the debug kernel of
+ * check-debug, before it had SCHEDSTATS, refused the object: "invalid CO-RE
+ * relocation" in sg_req_enter). */
 static __always_inline __u64 run_delay(struct task_struct *p)
 {
-	if (!bpf_core_field_exists(p->sched_info))
+	if (!bpf_core_field_exists(p->sched_info.run_delay))
 		return 0;
 	return BPF_CORE_READ(p, sched_info.run_delay);
 }
