@@ -237,31 +237,24 @@ static long read_long(const char *path)
 	return v;
 }
 
-/* The bit of perf_event_attr.config that makes a uprobe a uretprobe. */
-static int retprobe_bit(void)
+/*
+ * The first bit of perf_event_attr.config that the uprobe PMU's format
+ * field @name names ("config:N" or "config:N-M"), or @def where the kernel
+ * has no such field: "retprobe" (the bit that makes a uprobe a uretprobe)
+ * and "ref_ctr_offset" (where a USDT semaphore's offset goes).
+ */
+static int format_bit(const char *name, int def)
 {
-	FILE *f = fopen(SC_UPROBE_PMU "/format/retprobe", "re");
-	int bit = 0;
+	char path[PATH_MAX];
+	FILE *f;
+	int bit;
 
+	snprintf(path, sizeof(path), "%s/format/%s", SC_UPROBE_PMU, name);
+	f = fopen(path, "re");
 	if (!f)
-		return 0;
+		return def;
 	if (fscanf(f, "config:%d", &bit) != 1)
-		bit = 0;
-	fclose(f);
-	return bit;
-}
-
-/* The first bit of perf_event_attr.config that holds a uprobe's reference
- * counter offset (a USDT semaphore's), or -1 if the kernel takes none. */
-static int ref_ctr_shift(void)
-{
-	FILE *f = fopen(SC_UPROBE_PMU "/format/ref_ctr_offset", "re");
-	int bit = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "config:%d", &bit) != 1)
-		bit = -1;
+		bit = def;
 	fclose(f);
 	return bit;
 }
@@ -284,9 +277,9 @@ static int attach_one(const char *prog, const char *path, __u64 off, bool ret, i
 		return sc_err("this kernel has no uprobe events (%s)", SC_UPROBE_PMU);
 	attr.size = sizeof(attr);
 	attr.type = type;
-	attr.config = ret ? 1ULL << retprobe_bit() : 0;
+	attr.config = ret ? 1ULL << format_bit("retprobe", 0) : 0;
 	if (sema) {
-		int shift = ref_ctr_shift();
+		int shift = format_bit("ref_ctr_offset", -1);
 
 		if (shift < 0)
 			return sc_err("this kernel takes no USDT semaphore (%s/format/ref_ctr_offset)",
