@@ -20,7 +20,7 @@ import re
 import sys
 
 GOVS = ("performance", "schedutil", "slack")
-SHARES = (20, 40, 70, 40, 130, 20)
+SHARES = (20, 40, 70, 130, 20)	# the demo's default ramp
 COLS = ("gov,step,rate,rps,p50_us,p99_us,p999_us,energy_j,energy_j_per_req,mean_khz,idle,"
         "slo_windows,slo_over,srv_p99_us,pstates,load_pct").split(",")
 
