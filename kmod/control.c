@@ -112,10 +112,7 @@
  *    8 c_q (a model off by more is not a model), and it does not rise
  *    while f_need is over 5/4 of the policy's max: raising K cannot help
  *    there, and a K wound up during a host stall would hold the policy at
- *    max long after it.  A window the ladder (below) ran on the P-state
- *    under the output counts as any other: the requests over T are of the
- *    mix the ladder runs, and a window that left it out would let K rise
- *    in fewer windows than it falls.
+ *    max long after it.
  *    Nor does it fall on a window whose f_need is at or under the
  *    policy's min (its ``scaling_min_freq``): the policy runs min
  *    whatever K, and a light
@@ -197,23 +194,11 @@
  *    spare capacity: at 90 % of capacity, 2 % off the mean frequency takes
  *    a seventh of the spare.  Under max the average plays no part: the
  *    output follows f_need as above.
- *    The output is continuous and a CPU has a few
- *    P-states: rounding it up (the driver's CPUFREQ_RELATION_L) runs the
- *    next P-state for any need above one, 400 MHz in a six-state ladder, so
- *    L's noise around a P-state would put the policy on the state above for
- *    much of the time, and no tail needs that.  sg_ladder_pick() runs the
- *    P-state at or below or at or above the output, the one above for a
- *    share (f - lo) / (hi - lo) of the windows (a first-order sigma-delta,
- *    the one above first): the policy's mean frequency is the output, and
- *    the outer loop sees the tail of that mix.  It decides once per frame
- *    of SG_LADDER_FRAME = 8 windows, not every window: an output between
- *    two P-states would otherwise change the P-state about every other
- *    window (50 a second at 10 ms), each change a transition's energy and
- *    a trip through the governor's thread on the server's CPU, and 80 ms
- *    still leaves a 2 s horizon of the outer loop 25 frames to average.
- *    An output that reaches a P-state runs it at once, whatever the frame
- *    (a rise to the state above is not held 80 ms).  Not a P-state
- *    that L would keep 95 % busy: that is step 3's boost.
+ *    The output goes to the driver as it is, which runs the P-state at or
+ *    above it (CPUFREQ_RELATION_L), not a mix of the two around it: the
+ *    tail is convex in the frequency, so a mix's tail is worse than its
+ *    mean frequency's, and the outer loop raised K by more than the mix
+ *    saved (it cost 1.8-3.4 % in simulation.rst's ablation).
  *
  * 3. **Saturation.**  The decision asks for max at once, without the rate
  *    limit (mode ``boost``), when in the latest window of a fresh target:
@@ -397,8 +382,6 @@ const char * const sg_mode_names[SG_MODE_NR] = { SG_MODES(SG_NAME) };
 #define SG_SLO_NEED_TAU_NS	(500 * NSEC_PER_MSEC)
 /* Step 2: an average within 1/16 of max (its own noise, 5 %) holds max. */
 #define SG_SLO_HOLD_DIV		16
-/* Step 2: the ladder's pick between two P-states holds this many windows. */
-#define SG_LADDER_FRAME		8
 /* Step 3: queueing above T / 2 boosts, a window at or below T / 4 has drained. */
 #define SG_SLO_QUEUE_DIV	2
 #define SG_SLO_DRAIN_DIV	4
@@ -907,7 +890,6 @@ void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_la
 			in->saturated = SG_R_SLO_QUEUE;
 		in->behind |= sg_slo_behind(o, t);
 		in->over_need |= (u64)o->load > need;
-		in->slo_load = max(in->slo_load, o->load_f);
 		if (sg_slo_queued(o, t))
 			in->drain = true;
 		in->slo_stamp = max(in->slo_stamp, o->stamp_ns);
@@ -955,59 +937,6 @@ void sg_law_reset(struct sg_law *law, u32 cur_khz)
 	law->need_f = 0;
 	law->need_ns = 0;
 	law->landing = false;
-	law->ladder_acc = 0;
-	law->ladder_khz = 0;
-	law->ladder_frame = 0;
-}
-
-/* Step 2: the ladder runs one P-state; the next window between two starts a frame. */
-static u32 sg_ladder_on(struct sg_law *law, u32 khz)
-{
-	law->ladder_frame = SG_LADDER_FRAME - 1;
-	return law->ladder_khz = khz;
-}
-
-/**
- * sg_ladder_pick - the SLO output on the policy's P-states (step 2)
- * @law:	the law's state (its modulator)
- * @in:		the combination (a new window of the leading SLO target steps
- *		the modulator, else the last pick holds; the largest L)
- * @f:		the SLO output, kHz
- * @lo:		the P-state at or below @f
- * @hi:		the P-state at or above @f
- *
- * Return: @lo or @hi, @hi for a share (f - lo) / (hi - lo) of the windows,
- * in frames of SG_LADDER_FRAME windows, @hi first; always @hi when an SLO
- * target's L would keep @lo 95 % busy (step 3's boost: a P-state it
- * saturates is no part of a plan).  An output that leaves [lo, hi] is
- * followed at once, whatever the frame.
- */
-u32 sg_ladder_pick(struct sg_law *law, const struct sg_ctl_in *in, u32 f, u32 lo, u32 hi)
-{
-	s64 d = (s64)hi - lo, lim = d * SG_LADDER_FRAME;
-	bool held = law->ladder_khz == lo || law->ladder_khz == hi;
-	u32 pick;
-
-	if (f >= hi || hi <= lo || sg_slo_saturates(in->slo_load, lo))
-		return sg_ladder_on(law, hi);
-	if (f <= lo)
-		return sg_ladder_on(law, lo);
-	if (!in->slo_fresh && held)
-		return law->ladder_khz;
-	/*
-	 * First-order sigma-delta, one decision a frame: the accumulator holds
-	 * the excess over lo asked, less what hi gave, window by window.
-	 */
-	if (held && law->ladder_frame + 1 < SG_LADDER_FRAME) {
-		law->ladder_frame++;
-		pick = law->ladder_khz;
-	} else {
-		law->ladder_frame = 0;
-		pick = law->ladder_acc + f - lo > 0 ? hi : lo;
-	}
-	law->ladder_acc = clamp_t(s64, law->ladder_acc + f - lo - (pick == hi ? d : 0),
-				  -lim, lim);
-	return law->ladder_khz = pick;
 }
 
 static void sg_pid_step(const struct sg_law_params *p, struct sg_pid *pid,

@@ -179,7 +179,6 @@ struct sg_k_mem {
  *		a boost, or the drain of one already running (step 3)
  * @over_need:	an SLO target's latest window did more work than its f_need:
  *		its L lags a rise (step 3's landing)
- * @slo_load:	the largest filtered work rate L of the SLO targets, kHz
  * @f_need:	largest SLO frequency need, kHz
  * @lead:	a copy of the slot of the SLO target with the largest need: its
  *		SLO, latest window and K (trace, stats; zero without one)
@@ -196,7 +195,6 @@ struct sg_ctl_in {
 	u32	cv;
 	u32	saturated;
 	bool	drain, behind, over_need;
-	u32	slo_load;
 	u64	f_need;
 	struct sg_obs lead;
 	bool	fresh, slo_fresh;
@@ -224,9 +222,6 @@ struct sg_pid {
  *		capped at 5/4 of the policy's max, kHz (step 2: max held)
  * @need_ns:	when @need_f last took a window (0: not since the reset)
  * @landing:	the SLO output is coming down from a boost (step 3)
- * @ladder_acc:	the P-state modulator's state (step 2, sg_ladder_pick()), kHz
- * @ladder_khz:	its latest pick
- * @ladder_frame: windows the latest pick has held, less one
  * @mode:	current mode
  * @consumed_ns: newest slot stamp the PID stepped on
  * @slo_consumed_ns: newest SLO slot stamp the SLO output used
@@ -237,9 +232,6 @@ struct sg_law {
 	u64		need_f;
 	u64		need_ns;
 	bool		landing;
-	s64		ladder_acc;
-	u32		ladder_khz;
-	u32		ladder_frame;
 	enum sg_mode	mode;
 	u64		consumed_ns;
 	u64		slo_consumed_ns;
@@ -281,7 +273,6 @@ void sg_ctl_begin(struct sg_ctl_in *in);
 void sg_ctl_add(struct sg_ctl_in *in, const struct sg_obs *o, const struct sg_law_params *p,
 		const struct sg_limits *lim, u64 now);
 void sg_law_reset(struct sg_law *law, u32 cur_khz);
-u32 sg_ladder_pick(struct sg_law *law, const struct sg_ctl_in *in, u32 f, u32 lo, u32 hi);
 enum sg_mode sg_law_mode(const struct sg_law *law, const struct sg_ctl_in *in,
 			 const struct sg_signal *sig, const struct sg_law_params *p);
 void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signal *sig,

@@ -168,20 +168,6 @@ static u32 sg_util_load(struct sg_policy *sp)
 	return load;
 }
 
-/* Step 2: the SLO output as one of the two P-states around it (control.c). */
-static unsigned int sg_ladder(struct sg_policy *sp, const struct sg_ctl_in *in,
-			      unsigned int f)
-{
-	struct cpufreq_policy *policy = sp->policy;
-	int l = cpufreq_frequency_table_target(policy, f, policy->min, policy->max,
-					       CPUFREQ_RELATION_H);
-	int h = cpufreq_frequency_table_target(policy, f, policy->min, policy->max,
-					       CPUFREQ_RELATION_L);
-
-	return sg_ladder_pick(&sp->law, in, f, policy->freq_table[l].frequency,
-			      policy->freq_table[h].frequency);
-}
-
 /*
  * One decision for a policy: gather the targets, run the control law
  * (control.c), update stats and trace.  Called under sp->lock (atomic).
@@ -210,8 +196,6 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 	if (sg_law_mode(&sp->law, &in, &sig, &p) == SG_MODE_UTIL)
 		load = sg_util_load(sp);
 	sg_law_step(&sp->law, &in, &sig, &p, &lim, load, &out);
-	if (out.mode == SG_MODE_SLO && policy->freq_table)
-		out.freq = sg_ladder(sp, &in, out.freq);
 	/* BPF ops, if any name this policy, may replace out.freq (ops.c) */
 	sg_ops_step(sp, now, load, p.stale_ns, &out);
 

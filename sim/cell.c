@@ -18,7 +18,6 @@ void knobs_default(struct slack_knobs *k)
 	SLACKGOV_GOV_KNOBS(KDEF)
 #undef KDEF
 	k->qos = true;
-	k->ladder = true;
 }
 
 static int knob_set(struct slack_knobs *k, const char *name, double v)
@@ -34,10 +33,6 @@ static int knob_set(struct slack_knobs *k, const char *name, double v)
 #undef KSET
 	if (!strcmp(name, "qos")) {
 		k->qos = v != 0;
-		return 0;
-	}
-	if (!strcmp(name, "ladder")) {
-		k->ladder = v != 0;
 		return 0;
 	}
 	return -EINVAL;

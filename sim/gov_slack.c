@@ -5,7 +5,7 @@
  * CPU named, up to SG_CPU_SLOTS targets per CPU, the least recently
  * reported replaced; the target's K kept across restarts) and what
  * kmod/governor.c does with a decision (sg_collect(), the utilization rule's
- * load, sg_law_step(), the ladder, the rate limit, urgent changes, the
+ * load, sg_law_step(), the rate limit, urgent changes, the
  * stale/rate-limit timer, the idle constraint), one policy at a time.
  */
 #include <math.h>
@@ -136,15 +136,6 @@ static u32 sl_util_load(struct sim *s, struct sl_state *g, struct policy *pol)
 	return load;
 }
 
-/* sg_ladder(): the SLO output as one of the two P-states around it */
-static u32 sl_ladder(struct sim *s, struct sg_law *law, const struct sg_ctl_in *in, u32 f)
-{
-	u32 lo = s->plat->khz[platform_index(s->plat, f, REL_H)];
-	u32 hi = s->plat->khz[platform_index(s->plat, f, REL_L)];
-
-	return sg_ladder_pick(law, in, f, lo, hi);
-}
-
 /* sg_update(): one decision for @pol, applied now or after the rate limit */
 static void sl_update(struct sim *s, struct policy *pol)
 {
@@ -167,8 +158,6 @@ static void sl_update(struct sim *s, struct policy *pol)
 	if (sg_law_mode(&sp->law, &in, &sig, &p) == SG_MODE_UTIL)
 		load = sl_util_load(s, g, pol);
 	sg_law_step(&sp->law, &in, &sig, &p, &lim, load, &out);
-	if (out.mode == SG_MODE_SLO && s->cfg->knobs.ladder)
-		out.freq = sl_ladder(s, &sp->law, &in, out.freq);
 	switch (out.mode) {
 	case SG_MODE_SAFE:
 		next = sig.last_ns + p.stale_ns + hold;

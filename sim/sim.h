@@ -320,7 +320,6 @@ struct slack_knobs {
 		 idle_tight_slack, idle_relax_slack, idle_latency_us, ff_gain, slo_margin,
 		 slo_gain;
 	bool qos;		/* the idle constraint (sg_collect) */
-	bool ladder;		/* the P-state modulator (sg_ladder) */
 };
 
 /* ---- the simulation ------------------------------------------------------------------------ */

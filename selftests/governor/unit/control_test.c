@@ -275,9 +275,8 @@ static void test_slo_arith(void)
 	      "every request over T at max, need %llu kHz > 5/4 max: K does not wind up",
 	      (unsigned long long)sg_slo_need(&o, 1600));
 	/*
-	 * ...but a window on the ladder's lower P-state, far under a need the
-	 * policy reaches, does: the requests over T are of the mix the ladder
-	 * runs
+	 * ...but a window at a lower frequency, far under a need the policy
+	 * reaches, does: the requests over T are of what the policy ran
 	 */
 	o = (struct sg_obs){};
 	s = slo_sample(1, 300, 100, 2000, 3200, 10, 10);
@@ -943,48 +942,6 @@ static void test_closed_loop(void)
 	      f3, r);
 }
 
-/* Step 2's P-state modulator: the mean pick is the output, hi first, in frames. */
-static void test_ladder(void)
-{
-	struct sg_ctl_in in = { .slo_fresh = true, .slo_load = 1000000 };
-	struct sg_law law = {};
-	u32 lo = 2200000, hi = 2600000, f = 2500000, pick, n_hi = 0, n_chg = 0;
-	int i;
-
-	pick = sg_ladder_pick(&law, &in, f, lo, hi);
-	CHECK(pick == hi, "ladder: the first pick between two P-states is the one above");
-	for (i = 1; i < 12 * SG_LADDER_FRAME; i++) {
-		u32 next = sg_ladder_pick(&law, &in, f, lo, hi);
-
-		n_chg += next != pick;
-		pick = next;
-		n_hi += pick == hi;
-	}
-	n_hi++;
-	CHECK(n_hi == 9 * SG_LADDER_FRAME,
-	      "ladder: 2.5 GHz between 2.2 and 2.6: the one above in 3/4 of %d windows (%u)",
-	      12 * SG_LADDER_FRAME, n_hi);
-	CHECK(n_chg <= 6, "ladder: a pick holds a frame: %u changes in 12 frames", n_chg);
-	pick = law.ladder_khz;
-	in.slo_fresh = false;
-	CHECK(sg_ladder_pick(&law, &in, f, lo, hi) == pick,
-	      "ladder: no new window: the last pick holds");
-	in.slo_fresh = true;
-	CHECK(sg_ladder_pick(&law, &in, hi, hi, hi) == hi &&
-	      sg_ladder_pick(&law, &in, lo, lo, hi) == lo,
-	      "ladder: an output on a P-state runs that P-state");
-	CHECK(sg_ladder_pick(&law, &in, hi, lo, hi) == hi,
-	      "ladder: an output that reaches the P-state above runs it at once");
-	for (i = 0, n_hi = 0; i < 100 * SG_LADDER_FRAME; i++)
-		n_hi += sg_ladder_pick(&law, &in, lo + 4000, lo, hi) == hi;
-	CHECK(n_hi >= SG_LADDER_FRAME && n_hi <= 2 * SG_LADDER_FRAME,
-	      "ladder: 1 %% above lo: the one above in 1 frame of 100 (%u windows)", n_hi);
-	in.slo_load = lo * 96 / 100;
-	for (i = 0, n_hi = 0; i < 100; i++)
-		n_hi += sg_ladder_pick(&law, &in, lo + 4000, lo, hi) == hi;
-	CHECK(n_hi == 100, "ladder: L at 96 %% of lo: never lo (the boost's busy test) (%u)", n_hi);
-}
-
 /*
  * Step 2: a need whose f_need alternates around max, @lo_pct of max in one
  * window of @every and @hi_pct in the others; the windows under max, of the
@@ -1050,7 +1007,6 @@ int main(void)
 	test_ff_bounds();
 	test_slo_steps();
 	test_slo_hold_max();
-	test_ladder();
 	test_stale_exit();
 	test_closed_loop();
 	printf("1..%d\n", nr);
