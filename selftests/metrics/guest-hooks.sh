@@ -44,8 +44,16 @@ check_hooks() {
 	ktap_note "$1: $iv"
 	ktap_check 'echo "$iv" | grep -qE "\"rps\": ([1-9][0-9]*|0\.[0-9]*[1-9])"' \
 		"$1: the target's windows have rps > 0"
-	ktap_check 'echo "$iv" | grep -qE "\"slack\": ([1-9]|[1-9][0-9]|[1-9][0-9][0-9])\."' \
-		"$1: its waits are counted (0 < slack < 1000)"
+	# A server that cannot keep up never waits, and its slack is rightly 0:
+	# on make check-debug's kernel this one served 18-24 of the 200 req/s
+	rps=$(echo "$iv" | sed -n 's/.*"rps": \([0-9]*\).*/\1/p')
+	if [ "${rps:-0}" -lt 100 ]; then
+		ktap_skip "$1: its waits are counted (0 < slack < 1000)" \
+			"the server saturated (${rps:-0} of 200 req/s)"
+	else
+		ktap_check 'echo "$iv" | grep -qE "\"slack\": ([1-9]|[1-9][0-9]|[1-9][0-9][0-9])\."' \
+			"$1: its waits are counted (0 < slack < 1000)"
+	fi
 	ktap_check 'echo "$iv" | grep -qE "\"nr_lat\": [1-9]"' \
 		"$1: its requests are timed (the recv's entry ran)"
 	"$S" unload > /dev/null
