@@ -40,8 +40,7 @@ info() { echo "DEMO-INFO $*"; }
 # residency and powercap counters).  The step being run is in
 # /tmp/demo.step.  Shell builtins only, and no pattern matching on long
 # strings: under -icount CPU 0's work takes the server's turns of the
-# emulator (evaluation.rst).  Parsing each JSON document with the shell's
-# ${...#*...} took performance's client p99 at 70 % from 12 to 59 ms.
+# emulator (evaluation.rst, "make demo").
 live() {
 	gov=$1
 	lr_snap_files

@@ -7,6 +7,10 @@
 GOV=/sys/devices/system/cpu/cpufreq/slack
 TR=/sys/kernel/tracing
 
+# make check-debug's kernel runs several times slower (SG_TIMEOUT_SCALE,
+# selftests/vm/run): a test stretches its waits and feeds by SG_SCALE
+SG_SCALE=${SG_TIMEOUT_SCALE:-1}
+
 pol() { echo /sys/devices/system/cpu/cpu$1/cpufreq; }
 gstat() { cat "$(pol $1)/slack/$2" 2>/dev/null; }
 cur() { cat "$(pol $1)/scaling_cur_freq"; }
