@@ -326,7 +326,7 @@ __noinline int sg_conn_answer(__u32 tgid, __s32 fd, __u64 ssl, __u32 slot, __u64
 	}
 	if (extra)
 		sg_lat_add(slot, c->last_arr, c->last_rd, now, extra);
-	__sync_fetch_and_add(&a->nr_req, n + extra);
+	count_cpu(a, slot, 0, n + extra);
 	return 0;
 }
 

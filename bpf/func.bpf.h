@@ -128,9 +128,8 @@ int sg_req_exit(struct pt_regs *ctx)
 			off = wall;
 		blk = off > rq ? off - rq : 0;
 		__sync_fetch_and_add(&a->block_ns, blk);
-		__sync_fetch_and_add(&a->nr_req, 1);
+		count_cpu(a, slot, 0, 1);
 		sg_lat_add(slot, th->fn_start_ns, th->fn_start_ns, now, 1);
-		set_cpu(a->cpus);
 	}
 	th->fn_start_ns = 0;
 	/* no maybe_close(): the feed's kfunc is for tracing programs only; the

@@ -111,7 +111,7 @@ __noinline int sg_account(struct sg_thread *th, __u32 slot, long ret, __u64 now)
 		if (th->conn) {
 			conn_answer(th, now);
 		} else if (!th->func && !th->tls) {
-			__sync_fetch_and_add(&a->nr_req, 1);
+			count_cpu(a, slot, 0, 1);
 			lat_answer(th, a, now);
 		}
 		add_interval(&a->last_send_ns, now, &a->send_sum_us, &a->send_sq_us2);
@@ -297,8 +297,7 @@ static __always_inline int on_switch(struct task_struct *prev, struct task_struc
 	a = bpf_map_lookup_elem(&acc, &slot);
 	if (a) {
 		/* the whole run, in the open window (DOC item 7) */
-		__sync_fetch_and_add(&a->oncpu_ns, d);
-		set_cpu(a->cpus);
+		count_cpu(a, slot, d, 0);
 		/* since it last left: off the CPU, waiting to run or asleep (item 8) */
 		if (dq)
 			__sync_fetch_and_add(&a->runq_ns, dq);

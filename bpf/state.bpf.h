@@ -124,7 +124,11 @@
  *    (on-CPU time over requests answered) are exact.  A run is not clipped
  *    to the window it ends in: that would drop the start of every busy
  *    period, and with it the CPU time of the loads near saturation, where
- *    it matters most.
+ *    it matters most.  The feed hands the module one sample per CPU of
+ *    ``cpus``, carrying that CPU's share: its on-CPU time (``util``) and
+ *    the requests answered on it (``nr_req``, ``rps``), the target's own
+ *    figures otherwise (window.bpf.h, ``sg_feed()``); the windows map
+ *    keeps the target's.
  *
  * 8. **Where the time goes.**  At each ``sched_switch`` of a target thread,
  *    the time since it last left the CPU splits into its run (the
@@ -434,6 +438,27 @@ struct {
 	__type(value, struct sg_acc);
 } acc SEC(".maps");
 
+/*
+ * A target's open window on each CPU (point 7): its threads' on-CPU time
+ * there and the requests answered there, for the feed's per-CPU samples
+ * (window.bpf.h).  Each CPU adds to its own value; the closer, on any CPU,
+ * takes them with exchanges.  @incarn is the slot's acc.incarn the value
+ * counts for: a value of a slot's earlier owner is ignored by the closer
+ * and restarted by the next add.
+ */
+struct sg_cpu_acc {
+	__u64 oncpu_ns;
+	__u64 nr_req;
+	__u64 incarn;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, SLACKGOV_MAX_TARGETS);
+	__type(key, __u32);
+	__type(value, struct sg_cpu_acc);
+} cpu_acc SEC(".maps");
+
 /* Per thread, in task local storage: every thread that made a syscall has
  * one (targets or not: the cached negative verdict is what keeps the
  * untraced path to one lookup).  Task storage rather than a hash keyed by
@@ -521,6 +546,31 @@ static __always_inline void set_cpu(__u64 *cpus)
 
 	if (cpu < SLACKGOV_MAX_CPUS)
 		__sync_fetch_and_or(&cpus[(cpu / 64) & (SLACKGOV_CPU_WORDS - 1)], 1ULL << (cpu % 64));
+}
+
+/* Count @oncpu_ns of on-CPU time and @nreq requests of the target in @slot
+ * (@a) on this CPU: in its window and in this CPU's share of it. */
+static __always_inline void count_cpu(struct sg_acc *a, __u32 slot, __u64 oncpu_ns, __u64 nreq)
+{
+	struct sg_cpu_acc *ca = bpf_map_lookup_elem(&cpu_acc, &slot);
+	__u64 inc = a->incarn;
+
+	if (oncpu_ns)
+		__sync_fetch_and_add(&a->oncpu_ns, oncpu_ns);
+	if (nreq)
+		__sync_fetch_and_add(&a->nr_req, nreq);
+	set_cpu(a->cpus);
+	if (!ca)
+		return;
+	if (ca->incarn != inc) {
+		ca->oncpu_ns = 0;
+		ca->nr_req = 0;
+		ca->incarn = inc;
+	}
+	if (oncpu_ns)
+		__sync_fetch_and_add(&ca->oncpu_ns, oncpu_ns);
+	if (nreq)
+		__sync_fetch_and_add(&ca->nr_req, nreq);
 }
 
 /* @p's time waiting on a run queue so far (schedstats' sched_info), 0 on a

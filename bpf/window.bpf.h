@@ -12,6 +12,9 @@
  * closes after this long, so that an idle target still publishes windows;
  * 10 ms is the default time window, a fifth of the governor's stale_ms. */
 #define SG_IDLE_NS		SG_DEF_WINDOW_NS
+/* errno values as the kfunc returns them (vmlinux.h has no errno.h) */
+#define SG_ENODEV		19
+#define SG_EINVAL		22
 /* Internal maybe_close() flag (not published): the idle timer is closing. */
 #define SG_F_TIMER		(1U << 31)
 
@@ -87,6 +90,65 @@ __noinline int sg_snap(__u32 slot)
 	r->head = head + 1;
 	return 0;
 }
+
+/*
+ * Hand the closed window in scratch[@sidx] of the target in @slot (@incarn:
+ * its owner) to slackgov.ko, one sample per CPU it names: each with that CPU
+ * alone in ``cpus`` and that CPU's share of the window (cpu_acc: ``util``,
+ * ``nr_req``, ``rps``), the rest the target's.  A policy so plans the work
+ * of its own CPUs, and a shared one the busiest of them (control.c step 4),
+ * rather than every CPU the target-wide average: per-core policies of a
+ * target over several CPUs otherwise diverge, the slower CPU planning a
+ * smaller work rate (Documentation/simulation.rst, finding 1).  Returns
+ * the first budget the module returned (> 0), else its last answer.
+ * Global: its loop is verified once.  Only in the feed object, which has
+ * the kfunc.
+ */
+#ifdef SG_FEED
+__noinline int sg_feed(__u32 slot, __u32 sidx, __u64 incarn, __u64 len)
+{
+	struct slackgov_sample *s = bpf_map_lookup_elem(&scratch, &sidx);
+	__u64 cpus[SLACKGOV_CPU_WORDS], oncpu, nreq;
+	struct sg_cpu_acc *ca;
+	int ret = -SG_ENODEV, r;
+	__u32 i, w, cpu;
+
+	if (!s || !len)
+		return -SG_EINVAL;
+	for (w = 0; w < SLACKGOV_CPU_WORDS; w++) {
+		cpus[w] = s->cpus[w];
+		s->cpus[w] = 0;
+	}
+	for (i = 0; i < SLACKGOV_MAX_CPUS; i++) {
+		w = i / 64;
+		if (!(cpus[w] & (1ULL << (i % 64))))
+			continue;
+		cpu = i;
+		oncpu = nreq = 0;
+		ca = bpf_map_lookup_percpu_elem(&cpu_acc, &slot, cpu);
+		if (ca && ca->incarn == incarn) {
+			oncpu = xchg0(&ca->oncpu_ns);
+			nreq = xchg0(&ca->nr_req);
+		}
+		s->cpus[w] = 1ULL << (i % 64);
+		s->util = oncpu * SLACKGOV_ONE / len;
+		s->nr_req = nreq;
+		s->rps = nreq * 1000000000ULL / len;
+		r = slackgov_report(s, sizeof(*s));
+		s->cpus[w] = 0;
+		if (ret <= 0)
+			ret = r;
+	}
+	for (w = 0; w < SLACKGOV_CPU_WORDS; w++)
+		s->cpus[w] = cpus[w];
+	return ret;
+}
+#else
+static __always_inline int sg_feed(__u32 slot, __u32 sidx, __u64 incarn, __u64 len)
+{
+	return -SG_ENODEV;
+}
+#endif
 
 /*
  * Close the window of @slot if it is due.  One closer at a time (the closing
@@ -218,7 +280,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		s->slo_margin = a->slo_margin;
 		s->nr_over = w->nr_over;
 		s->budget_us = w->budget_us;
-		ret = slackgov_report(s, sizeof(*s));
+		ret = sg_feed(slot, sidx, a->incarn, len);
 		/* the budget the next windows' requests are counted against */
 		a->lat_budget_ns = ret > 0 ? (__u64)ret * 1000 : 0;
 		w->report_ret = ret > 0 ? 0 : ret;

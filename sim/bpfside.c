@@ -39,12 +39,14 @@ struct bpf_tgt {
 	uint64_t lat_q_us, budget_ns;
 	uint64_t *worker_seq;	/* per thread: the window it last counted as a worker in */
 	int cpu;		/* split=cpu: the CPU whose share this is (-1: the target's) */
+	uint64_t oncpu_at[SIM_MAX_CPUS], req_at[SIM_MAX_CPUS];	/* per CPU (cpu_acc) */
 };
 
 /*
- * A target's BPF state: one, or with split=cpu (a BPF side that would
- * report each CPU's share of a target as its own sample: the law's per-CPU
- * input, not what bpf/ does today) one per CPU.
+ * A target's BPF state: one, or with split=cpu one per CPU (a BPF side that
+ * would report every figure of each CPU's share of a target, its latencies
+ * and slack too, as its own sample; bpf/ splits only the on-CPU time and
+ * the requests, feed() below).
  */
 struct bpf_set {
 	int n;
@@ -158,6 +160,7 @@ void bpf_answer(struct sim *s, struct target *t, struct thread *th, struct req *
 
 	b->nr_send++;
 	b->nr_req++;
+	b->req_at[th->cpu]++;
 	if (arr > rd || rd > now)
 		return;
 	lat = now - arr;
@@ -178,6 +181,7 @@ void bpf_switch_out(struct sim *s, struct target *t, struct thread *th, double r
 	struct bpf_tgt *b = inst(s, t, th->cpu);
 
 	b->oncpu_ns += ns(ran);
+	b->oncpu_at[th->cpu] += ns(ran);
 	bpf_ran_on(s, t, th->cpu);
 }
 
@@ -286,6 +290,36 @@ static void lat_close(struct bpf_tgt *b, struct target *t, struct slackgov_sampl
 	memset(b->lat_win, 0, sizeof(b->lat_win));
 }
 
+/*
+ * sg_feed() of bpf/window.bpf.h: one sample per CPU of @smp, with that CPU's
+ * on-CPU time and requests; the first budget returned (> 0), else 0.  A
+ * split=cpu share already names its one CPU, and carries its own.
+ */
+static uint32_t feed(struct sim *s, struct bpf_tgt *b, const struct slackgov_sample *smp,
+		     uint64_t len)
+{
+	uint32_t ret = 0, r;
+	int c;
+
+	if (b->cpu >= 0)
+		return s->gov->report(s, smp);
+	for (c = 0; c < s->ncpus; c++) {
+		struct slackgov_sample one = *smp;
+
+		if (!(smp->cpus[c / 64] & (1ULL << (c % 64))))
+			continue;
+		memset(one.cpus, 0, sizeof(one.cpus));
+		one.cpus[c / 64] = 1ULL << (c % 64);
+		one.util = b->oncpu_at[c] * SLACKGOV_ONE / len;
+		one.nr_req = b->req_at[c];
+		one.rps = b->req_at[c] * 1000000000ULL / len;
+		r = s->gov->report(s, &one);
+		if (!ret)
+			ret = r;
+	}
+	return ret;
+}
+
 /* the window of one share of @t closes (maybe_close()): the sample, to the governor's report() */
 static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 {
@@ -349,11 +383,10 @@ static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 			s->closer_cpu = i * 64 + __builtin_ctzll(smp.cpus[i]);
 	if (s->closer_cpu >= 0 && s->closer_cpu < s->ncpus)
 		cpu_kernel_work(s, &s->cpu[s->closer_cpu], s->cfg->close_us * 1e-6);
-	if (cpus_any && s->gov->report) {
-		uint32_t ret = s->gov->report(s, &smp);
-
-		b->budget_ns = (uint64_t)ret * 1000;
-	}
+	if (cpus_any && s->gov->report)
+		b->budget_ns = (uint64_t)feed(s, b, &smp, len) * 1000;
+	memset(b->oncpu_at, 0, sizeof(b->oncpu_at));
+	memset(b->req_at, 0, sizeof(b->req_at));
 }
 
 void bpf_window(struct sim *s, struct target *t)

@@ -261,6 +261,13 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  * @budget_us:	the latency budget T the module last returned for this
  *		target (slackgov_report()), us; 0 = none yet (@nr_over is 0)
  * @cpus:	bitmap of the CPUs the target's threads ran on in the window
+ *
+ * The BPF side sends one sample per CPU of a window's @cpus: @cpus names
+ * that CPU alone, and @util, @nr_req and @rps are the target's on that
+ * CPU, so that each policy plans the work of its own CPUs; the other
+ * fields are the target's.  A reporter may also name several CPUs in one
+ * sample, whose @util is then their sum (the module plans each at the
+ * average).
  */
 struct slackgov_sample {
 	__u32 size;
