@@ -127,6 +127,15 @@ static bool fast_switch;
 module_param(fast_switch, bool, 0444);
 MODULE_PARM_DESC(fast_switch, "offer ->fast_switch to the governor (default 0)");
 
+/*
+ * CPUs (a bitmask of the first 32) that share one policy, as a cluster's
+ * cores share a clock: 0 (the default) gives every CPU its own.  Set at
+ * load; the CPUs outside it keep their own.
+ */
+static unsigned int shared_cpus;
+module_param(shared_cpus, uint, 0444);
+MODULE_PARM_DESC(shared_cpus, "bitmask of the CPUs that share one policy (default 0: one per CPU)");
+
 /* ---- state ----------------------------------------------------------------------- */
 
 /**
@@ -470,22 +479,33 @@ static void vfreq_stop_timers(void)
 static int vfreq_cpu_init(struct cpufreq_policy *policy)
 {
 	/* start one below the top, as the first cut did: a governor must act */
-	unsigned int fidx = VP_NR_FREQS - 2;
+	unsigned int fidx = VP_NR_FREQS - 2, cpu;
 
+	if (policy->cpu < 32 && (shared_cpus & BIT(policy->cpu)))
+		for_each_possible_cpu(cpu)
+			if (cpu < 32 && (shared_cpus & BIT(cpu)))
+				cpumask_set_cpu(cpu, policy->cpus);
 	policy->freq_table = vfreq_table;
 	/* 10 us: a typical server P-state change (used by the dbs governors' rate) */
 	policy->cpuinfo.transition_latency = 10 * NSEC_PER_USEC;
 	policy->cur = vp_freq_khz[fidx];
 	policy->fast_switch_possible = fast_switch;
-	WRITE_ONCE(per_cpu(vfreq_cpus, policy->cpu).fidx, fidx);
-	vfreq_meter_set_freq(policy->cpu, fidx);
+	for_each_cpu(cpu, policy->cpus) {
+		WRITE_ONCE(per_cpu(vfreq_cpus, cpu).fidx, fidx);
+		vfreq_meter_set_freq(cpu, fidx);
+	}
 	return 0;
 }
 
+/* every CPU of the policy, online or not, runs at its frequency */
 static int vfreq_target_index(struct cpufreq_policy *policy, unsigned int index)
 {
-	WRITE_ONCE(per_cpu(vfreq_cpus, policy->cpu).fidx, index);
-	vfreq_meter_set_freq(policy->cpu, index);
+	unsigned int cpu;
+
+	for_each_cpu(cpu, policy->related_cpus) {
+		WRITE_ONCE(per_cpu(vfreq_cpus, cpu).fidx, index);
+		vfreq_meter_set_freq(cpu, index);
+	}
 	return 0;
 }
 
