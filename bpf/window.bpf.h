@@ -111,7 +111,7 @@ __noinline int sg_feed(__u32 slot, __u32 sidx, __u64 incarn, __u64 len)
 	__u64 cpus[SLACKGOV_CPU_WORDS], oncpu, nreq;
 	struct sg_cpu_acc *ca;
 	int ret = -SG_ENODEV, r;
-	__u32 i, w, cpu;
+	__u32 i, w;
 
 	if (!s || !len)
 		return -SG_EINVAL;
@@ -123,9 +123,8 @@ __noinline int sg_feed(__u32 slot, __u32 sidx, __u64 incarn, __u64 len)
 		w = i / 64;
 		if (!(cpus[w] & (1ULL << (i % 64))))
 			continue;
-		cpu = i;
 		oncpu = nreq = 0;
-		ca = bpf_map_lookup_percpu_elem(&cpu_acc, &slot, cpu);
+		ca = bpf_map_lookup_percpu_elem(&cpu_acc, &slot, i);
 		if (ca && ca->incarn == incarn) {
 			oncpu = xchg0(&ca->oncpu_ns);
 			nreq = xchg0(&ca->nr_req);

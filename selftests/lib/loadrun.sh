@@ -28,10 +28,11 @@ LR_CLIENT_ARGS=		# sgclient's protocol options for the server (empty: sgserver's
 LR_CONNS=4		# the client's connections: a thread server's THREADS if fewer
 LR_HOOKS=${LR_HOOKS:-}	# slackctl load --hooks (empty: its default, auto)
 
-# lr_up: modules in, client CPU at max, slackctl loaded (feed on; hooks
-# LR_HOOKS, default auto as slackctl's)
+# lr_up: modules in (vfreq with LR_VFREQ_ARGS), client CPU at max, slackctl
+# loaded (feed on; hooks LR_HOOKS, default auto as slackctl's)
+LR_VFREQ_ARGS=${LR_VFREQ_ARGS:-}
 lr_up() {
-	insmod "$LR_K/vfreq.ko" || return 1
+	insmod "$LR_K/vfreq.ko" $LR_VFREQ_ARGS || return 1
 	LR_EZ=$(sg_pc_zone cpu1) || { echo "loadrun: no powercap zone cpu1" >&2; return 1; }
 	[ -f "$LR_K/vidle.ko" ] && insmod "$LR_K/vidle.ko"
 	insmod "$LR_K/slackgov.ko" || return 1

@@ -136,6 +136,11 @@ static unsigned int shared_cpus;
 module_param(shared_cpus, uint, 0444);
 MODULE_PARM_DESC(shared_cpus, "bitmask of the CPUs that share one policy (default 0: one per CPU)");
 
+static bool vfreq_shared(unsigned int cpu)
+{
+	return cpu < 32 && (shared_cpus & BIT(cpu));
+}
+
 /* ---- state ----------------------------------------------------------------------- */
 
 /**
@@ -481,9 +486,9 @@ static int vfreq_cpu_init(struct cpufreq_policy *policy)
 	/* start one below the top, as the first cut did: a governor must act */
 	unsigned int fidx = VP_NR_FREQS - 2, cpu;
 
-	if (policy->cpu < 32 && (shared_cpus & BIT(policy->cpu)))
+	if (vfreq_shared(policy->cpu))
 		for_each_possible_cpu(cpu)
-			if (cpu < 32 && (shared_cpus & BIT(cpu)))
+			if (vfreq_shared(cpu))
 				cpumask_set_cpu(cpu, policy->cpus);
 	policy->freq_table = vfreq_table;
 	/* 10 us: a typical server P-state change (used by the dbs governors' rate) */

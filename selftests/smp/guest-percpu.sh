@@ -35,25 +35,11 @@ stop_servers() {
 }
 sg_defer "sg_rmmod vfreq 2>/dev/null"
 sg_defer sg_rmmod_slackgov
-sg_defer lr_down
-sg_defer stop_servers
+sg_defer down
+LR_HOOKS=$SG_LOOP_HOOKS
 
-# up VFREQ_ARGS: the modules (vfreq with those parameters) and the BPF side
-up() {
-	insmod "$LR_K/vfreq.ko" $1 || return 1
-	insmod "$LR_K/slackgov.ko" || return 1
-	echo performance > $LR_POL0/scaling_governor
-	"$LR_CTL" load --hooks "$SG_LOOP_HOOKS" >/dev/null
-}
-down() {
-	stop_servers
-	"$LR_CTL" unload >/dev/null 2>&1
-	for p in /sys/devices/system/cpu/cpufreq/policy*; do
-		echo performance > "$p/scaling_governor" 2>/dev/null
-	done
-	sg_rmmod_slackgov
-	sg_rmmod vfreq
-}
+# down: the servers, then the rest (lr_down)
+down() { stop_servers; lr_down; }
 # serve CPU: an sgserver (one epoll worker, 1 ms at fmax) pinned to CPU;
 # sets PORT and PID (also added to PIDS)
 serve() {
@@ -65,7 +51,7 @@ serve() {
 	read -r word PORT < /tmp/pc.fifo
 	[ "$word" = ready ]
 }
-# mean kHz of CPU $1 between two reads of the meter's residency
+# res CPU: its time at each frequency so far ("khz ns ..."), for lr_mean_khz
 res() { sed -n "s/^cpu$1\.f\([0-9]*\) /\1 /p" $LR_VP/residency_ns | tr '\n' ' '; }
 # load P1 P2 SECS: both clients from CPU 0 at once, HI to P1 and LO to P2
 load() {
@@ -77,14 +63,8 @@ load() {
 slot_of() { sed -n 's/.*"slot": *\([0-9]*\).*/\1/p'; }
 p99_between() { lr_lat_diff "$1" "$2" | awk '{ print int($3) }'; }
 
-lr_calibrate_cpus() {
-	echo performance > $LR_POL1/scaling_governor
-	LR_ITERS=$(taskset -c 1 "$LR_T/sgserver" --calibrate | sed -n 's/^iters_per_us //p')
-	[ -n "$LR_ITERS" ]
-}
-
 # ---- 1. per-CPU policies, one target over both CPUs ----------------------------
-up "" && lr_calibrate_cpus || { ktap_fail "platform, slackgov and slackctl up"; ktap_finished; }
+lr_up && lr_calibrate || { ktap_fail "platform, slackgov and slackctl up"; ktap_finished; }
 ktap_ok "platform, slackgov and slackctl up (3 CPUs, per-CPU policies)"
 serve 1; p1=$PORT
 serve 2; p2=$PORT
@@ -109,7 +89,8 @@ ktap_cmp "${sp99:-999999999}" -le $SLO "the target's server-side p99 is under it
 down
 
 # ---- 2. one policy over CPUs 1-2, two targets, two SLOs ---------------------------
-up "shared_cpus=6" || { ktap_fail "vfreq with CPUs 1-2 sharing a policy"; ktap_finished; }
+LR_VFREQ_ARGS=shared_cpus=6
+lr_up || { ktap_fail "vfreq with CPUs 1-2 sharing a policy"; ktap_finished; }
 ktap_eq "1-2" "$(cat $LR_POL1/related_cpus | tr ' ' '-')" "CPUs 1 and 2 share one policy (shared_cpus=6)"
 serve 1; p1=$PORT a=$PID
 serve 2; p2=$PORT b=$PID
