@@ -323,7 +323,8 @@ static __always_inline void own_slot(__u32 slot, struct sg_acc *a, const struct 
 	a->wait_sum_ns = a->blocked_ns = a->busy_ns = a->oncpu_ns = 0;
 	a->runq_ns = a->block_ns = 0;
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
-		a->cpus[i] = a->last_cpus[i] = 0;
+		a->cpus[i] = a->last_cpus[i] = a->seen_cpus[i] = a->kept_cpus[i] = 0;
+	a->keep_ns = 0;
 	a->nr_procs = 0;
 	a->uncounted = 0;
 	a->exit_pending = 0;

@@ -232,6 +232,11 @@ struct sg_acc {			/* a target's open window; fields added atomically */
 	__u64 block_ns;		/* their sleep inside busy segments */
 	__u64 cpus[SLACKGOV_CPU_WORDS];
 	__u64 last_cpus[SLACKGOV_CPU_WORDS];
+	/* the CPUs it ran on in this keep period and in the one before, and
+	 * when this one began (window.bpf.h, name_cpus()) */
+	__u64 seen_cpus[SLACKGOV_CPU_WORDS];
+	__u64 kept_cpus[SLACKGOV_CPU_WORDS];
+	__u64 keep_ns;
 	/* who owns the slot, for the idle timer (see "Idle windows") */
 	__u64 kind;		/* enum slackgov_target_kind of the matched map */
 	__u64 key[2];		/* its key: tgid, comm, cgroup id, or for a name

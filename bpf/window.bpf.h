@@ -150,6 +150,45 @@ static __always_inline int sg_feed(__u32 slot, __u32 sidx, __u64 incarn, __u64 l
 #endif
 
 /*
+ * The CPUs the sample of a closed window names, so the policies it is stored
+ * in: those the target ran on in the window, and those it ran on in this
+ * keep period of SLACKGOV_CPU_KEEP_MS or the one before, each with its own
+ * share of the window (sg_feed(): zero where it ran nothing).  Naming only
+ * the window's CPUs starved a CPU the target visits less often than
+ * stale_ms (a server of 20 req/s there): its policy went stale between
+ * requests and ran at the safe frequency for seconds.  A second: the gaps
+ * of a CPU serving 5 req/s exceed it once in 150 (e^-5), and a CPU the
+ * target left keeps its small headroom for at most two; then it is no
+ * longer named and its policy, whose feed goes on elsewhere, returns to the
+ * utilization rule (control.c step 8).  A target that ran nowhere for two
+ * periods names the CPUs it last ran on (its idle windows).
+ */
+static __always_inline void name_cpus(struct sg_acc *a, const struct slackgov_window *w,
+				      struct slackgov_sample *s, __u64 ran, __u64 now)
+{
+	bool turn = now - a->keep_ns >= SLACKGOV_CPU_KEEP_MS * 1000000ULL;
+	__u32 i;
+
+	if (turn)
+		a->keep_ns = now;
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
+		a->seen_cpus[i] |= w->cpus[i];
+		s->cpus[i] = a->seen_cpus[i] | a->kept_cpus[i];
+		if (turn) {
+			a->kept_cpus[i] = a->seen_cpus[i];
+			a->seen_cpus[i] = 0;
+		}
+		if (ran)
+			a->last_cpus[i] = w->cpus[i];
+	}
+	for (i = 0, ran = 0; i < SLACKGOV_CPU_WORDS; i++)
+		ran |= s->cpus[i];
+	if (!ran)
+		for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+			s->cpus[i] = a->last_cpus[i];
+}
+
+/*
  * Close the window of @slot if it is due.  One closer at a time (the closing
  * flag); counters are taken with atomic exchanges, so increments that race
  * with the close land in the next window instead of being lost.
@@ -241,12 +280,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		w->cpus[i] = xchg0(&a->cpus[i]);
 		cpus_any |= w->cpus[i];
 	}
-	/* a window the target did not run in names the CPUs it last ran on */
-	for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
-		if (cpus_any)
-			a->last_cpus[i] = w->cpus[i];
-		s->cpus[i] = a->last_cpus[i];
-	}
+	name_cpus(a, w, s, cpus_any, now);
 	for (i = 0, cpus_any = 0; i < SLACKGOV_CPU_WORDS; i++)
 		cpus_any |= s->cpus[i];
 	lat_close(slot, sidx, a, st, w, now);

@@ -312,7 +312,10 @@
  *    constraints.  Samples arriving within the hold resume the PID where it
  *    was (a gap says nothing about the load).  If the newest sample was a
  *    target's EXITED window, the target is gone rather than silent: the
- *    policy returns to the utilization rule at once (``exited``).
+ *    policy returns to the utilization rule at once (``exited``); so it
+ *    does when its targets left its CPUs while the feed goes on elsewhere
+ *    (``left``: the BPF side still names other policies, and names a CPU
+ *    for a second after the target last ran there).
  */
 
 #define SG_NAME(x, s)	[SG_R_##x] = s,
@@ -1021,6 +1024,19 @@ static bool sg_slo_need_over_max(struct sg_law *law, u64 f_need, u64 now,
 	return law->need_f >= lim->max - lim->max / SG_SLO_HOLD_DIV;
 }
 
+/*
+ * Step 8: the policy's samples stopped but the feed goes on: samples named
+ * other policies within the last stale_ms / 2 and after this one's newest.
+ * A live feed closes every target's window each window_ns (10 ms, a fifth
+ * of the default stale_ms) and a stopped one stops on every CPU within a
+ * window, so half of stale_ms after its newest sample it is not live.
+ */
+static bool sg_left(const struct sg_signal *sig, const struct sg_law_params *p)
+{
+	return sig->last_ns && sig->feed_ns > sig->last_ns &&
+	       (s64)(sig->now - sig->feed_ns) < (s64)(p->stale_ns / 2);
+}
+
 /**
  * sg_law_mode - the mode the next decision runs in (step 8)
  * @law:	the law's state (its mode is the previous one)
@@ -1040,6 +1056,8 @@ enum sg_mode sg_law_mode(const struct sg_law *law, const struct sg_ctl_in *in,
 	if (in->targets)
 		return SG_MODE_SLACK;
 	if (sig->last_ns && sig->exit_ns >= sig->last_ns)
+		return SG_MODE_UTIL;
+	if (sg_left(sig, p))
 		return SG_MODE_UTIL;
 	if (sig->last_ns && (s64)(sig->now - sig->last_ns) < (s64)(p->stale_ns + hold))
 		return SG_MODE_SAFE;
@@ -1087,7 +1105,8 @@ void sg_law_step(struct sg_law *law, struct sg_ctl_in *in, const struct sg_signa
 		}
 		if (prev != SG_MODE_UTIL) {
 			out->left_targets = true;
-			out->reason = sig->exit_ns >= sig->last_ns ? SG_R_EXITED : SG_R_LOST;
+			out->reason = sig->exit_ns >= sig->last_ns ? SG_R_EXITED :
+				      sg_left(sig, p) ? SG_R_LEFT : SG_R_LOST;
 		}
 		law->mode = mode;
 		out->mode = mode;

@@ -28,6 +28,7 @@
 	X(STALE,	"stale")	/* samples stopped: safe frequency */ \
 	X(LOST,		"lost")		/* stale too long: util rule */	\
 	X(EXITED,	"exited")	/* the last target exited: util rule */ \
+	X(LEFT,		"left")		/* the targets left its CPUs: util rule */ \
 	X(UTIL,		"util")		/* no targets: utilization rule */ \
 	X(UTIL_MAX,	"util-max")	/* no targets, CPU fully busy: max */
 
@@ -255,9 +256,10 @@ struct sg_ctl_out {
  * @now:	ktime_get_ns()
  * @last_ns:	newest sample of the policy (0: never)
  * @exit_ns:	newest sample flagged SLACKGOV_SAMPLE_EXITED (0: never)
+ * @feed_ns:	newest sample of any policy (0: never)
  */
 struct sg_signal {
-	u64	now, last_ns, exit_ns;
+	u64	now, last_ns, exit_ns, feed_ns;
 };
 
 /* After the stale timeout, the safe frequency is held this long (step 5). */

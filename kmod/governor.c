@@ -181,6 +181,7 @@ static unsigned int sg_eval(struct sg_policy *sp, u64 now, bool *urgent, u64 *ne
 		.now = now,
 		.last_ns = READ_ONCE(sp->last_sample_ns),
 		.exit_ns = READ_ONCE(sp->last_exit_ns),
+		.feed_ns = READ_ONCE(sg_feed_ns),
 	};
 	u64 hold = (u64)SG_SAFE_HOLD_MS * NSEC_PER_MSEC;
 	struct sg_law_params p;

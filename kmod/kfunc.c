@@ -119,6 +119,9 @@ static bool sg_sample_valid(const struct slackgov_sample *s, u32 sz)
 #ifndef __bpf_kfunc
 #define __bpf_kfunc noinline
 #endif
+/* Read by every policy's stale rule (control.c step 8), written once a report. */
+u64 sg_feed_ns;
+
 #ifdef __bpf_kfunc_start_defs
 __bpf_kfunc_start_defs();
 #endif
@@ -193,6 +196,8 @@ __bpf_kfunc int slackgov_report(const struct slackgov_sample *s, u32 s__sz)
 		}
 	}
 	rcu_read_unlock();
+	if (any)
+		WRITE_ONCE(sg_feed_ns, now);
 	return any ? (int)budget : -ENODEV;	/* <= slo_us <= SLACKGOV_LAT_MAX_US */
 }
 

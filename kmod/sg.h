@@ -144,6 +144,8 @@ void sg_limits_of(const struct cpufreq_policy *policy, struct sg_limits *lim);
 struct sg_tunables *sg_tunables_alloc(struct cpufreq_policy *policy);
 int sg_tunables_add(struct sg_tunables *t, struct cpufreq_policy *policy);
 extern const struct kobj_type sg_stats_ktype;
+/* Stamp of the newest sample stored for any policy (kfunc.c). */
+extern u64 sg_feed_ns;
 
 /* idle.c */
 void sg_qos_work_fn(struct work_struct *work);

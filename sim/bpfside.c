@@ -29,6 +29,7 @@ struct bpf_tgt {
 	uint64_t nr_send, nr_recv, nr_req, nr_wait, nr_workers;
 	uint64_t blocked_ns, busy_ns, oncpu_ns;
 	uint64_t cpus[SLACKGOV_CPU_WORDS], last_cpus[SLACKGOV_CPU_WORDS];
+	uint64_t seen_cpus[SLACKGOV_CPU_WORDS], kept_cpus[SLACKGOV_CPU_WORDS], keep_ns;
 	uint64_t last_recv_ns, recv_sum_us, recv_sq_us2;
 	uint64_t cv_reqs, cv_recvs, cv_sum_us, cv_sq_us2, cv_start_ns, cv_idle_ns, last_cv;
 	uint64_t lat_win[SLACKGOV_LAT_BUCKETS];
@@ -320,6 +321,35 @@ static uint32_t feed(struct sim *s, struct bpf_tgt *b, const struct slackgov_sam
 	return ret;
 }
 
+/* name_cpus() of bpf/window.bpf.h: the window's CPUs and those of the last keep periods */
+static void name_cpus(struct bpf_tgt *b, struct slackgov_sample *smp, uint64_t now)
+{
+	bool turn = now - b->keep_ns >= SLACKGOV_CPU_KEEP_MS * 1000000ULL;
+	uint64_t ran = 0;
+	unsigned int i;
+
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+		ran |= b->cpus[i];
+	if (turn)
+		b->keep_ns = now;
+	for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
+		b->seen_cpus[i] |= b->cpus[i];
+		smp->cpus[i] = b->seen_cpus[i] | b->kept_cpus[i];
+		if (turn) {
+			b->kept_cpus[i] = b->seen_cpus[i];
+			b->seen_cpus[i] = 0;
+		}
+		if (ran)
+			b->last_cpus[i] = b->cpus[i];
+		b->cpus[i] = 0;
+	}
+	for (i = 0, ran = 0; i < SLACKGOV_CPU_WORDS; i++)
+		ran |= smp->cpus[i];
+	if (!ran)
+		for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+			smp->cpus[i] = b->last_cpus[i];
+}
+
 /* the window of one share of @t closes (maybe_close()): the sample, to the governor's report() */
 static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 {
@@ -353,14 +383,7 @@ static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 	smp.nr_wait = b->nr_wait;
 	if (!b->nr_send && !b->nr_recv)
 		smp.flags |= SLACKGOV_SAMPLE_IDLE;
-	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
-		cpus_any |= b->cpus[i];
-	for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
-		if (cpus_any)
-			b->last_cpus[i] = b->cpus[i];
-		smp.cpus[i] = b->last_cpus[i];
-		b->cpus[i] = 0;
-	}
+	name_cpus(b, &smp, now);
 	smp.slo_us = t->slo_us;
 	smp.slo_q = t->slo_us ? t->slo_q : 0;
 	smp.slo_margin = t->margin;
@@ -379,8 +402,8 @@ static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 	 */
 	s->closer_cpu = -1;
 	for (i = 0; i < SLACKGOV_CPU_WORDS && s->closer_cpu < 0; i++)
-		if (smp.cpus[i])
-			s->closer_cpu = i * 64 + __builtin_ctzll(smp.cpus[i]);
+		if (b->last_cpus[i])
+			s->closer_cpu = i * 64 + __builtin_ctzll(b->last_cpus[i]);
 	if (s->closer_cpu >= 0 && s->closer_cpu < s->ncpus)
 		cpu_kernel_work(s, &s->cpu[s->closer_cpu], s->cfg->close_us * 1e-6);
 	if (cpus_any && s->gov->report)

@@ -36,6 +36,7 @@ struct sl_state {
 	struct sl_cpu cpu[SIM_MAX_CPUS];
 	struct sl_pol pol[SIM_MAX_CPUS];
 	struct sg_k_mem kmem[SLACKGOV_MAX_TARGETS];
+	u64 feed_ns;		/* sg_feed_ns of kfunc.c */
 	bool trace;
 };
 
@@ -144,7 +145,7 @@ static void sl_update(struct sim *s, struct policy *pol)
 	u64 now = now_ns(s), next = 0, rate = sl_rate_ns(s);
 	u64 hold = (u64)SG_SAFE_HOLD_MS * NSEC_PER_MSEC;
 	struct sg_signal sig = { .now = now, .last_ns = sp->last_sample_ns,
-				 .exit_ns = sp->last_exit_ns };
+				 .exit_ns = sp->last_exit_ns, .feed_ns = g->feed_ns };
 	struct sg_law_params p;
 	struct sg_limits lim;
 	struct sg_ctl_out out;
@@ -271,6 +272,7 @@ static uint32_t sl_report(struct sim *s, const void *sample)
 		sp->last_sample_ns = now;
 		if (smp->flags & SLACKGOV_SAMPLE_EXITED)
 			sp->last_exit_ns = now;
+		g->feed_ns = now;	/* the kfunc writes it after its loop, before the irq_work */
 		any = true;
 		if (pi != kicked) {
 			kicked = pi;

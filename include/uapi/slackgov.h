@@ -120,6 +120,13 @@ static inline int slackgov_margin_valid(__u32 m)
 #define SLACKGOV_LAT_RECENT_REQS	2000
 #define SLACKGOV_LAT_RECENT_MS		2000
 
+/*
+ * A CPU a target ran on stays in its samples' cpus for one to two of these
+ * after (bpf/window.bpf.h, name_cpus(), says why); the governor takes a
+ * policy no longer named while other policies are as one its targets left.
+ */
+#define SLACKGOV_CPU_KEEP_MS		1000
+
 /* Bucket of a latency of @us microseconds (shifts and compares: BPF has no clz). */
 static inline __u32 slackgov_lat_bucket(__u64 us)
 {
@@ -260,12 +267,14 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  *		@budget_us
  * @budget_us:	the latency budget T the module last returned for this
  *		target (slackgov_report()), us; 0 = none yet (@nr_over is 0)
- * @cpus:	bitmap of the CPUs the target's threads ran on in the window
+ * @cpus:	bitmap of the CPUs the target's threads ran on in the window,
+ *		and of those they ran on in the last one to two
+ *		SLACKGOV_CPU_KEEP_MS
  *
  * The BPF side sends one sample per CPU of a window's @cpus: @cpus names
  * that CPU alone, and @util, @nr_req and @rps are the target's on that
- * CPU, so that each policy plans the work of its own CPUs; the other
- * fields are the target's.  A reporter may also name several CPUs in one
+ * CPU (zero where it ran nothing in the window), so that each policy plans
+ * the work of its own CPUs; the other fields are the target's.  A reporter may also name several CPUs in one
  * sample, whose @util is then their sum (the module plans each at the
  * average).
  */

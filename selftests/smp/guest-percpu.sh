@@ -8,6 +8,9 @@
 #     holds.  Fed the target's average, both CPUs planned the same work
 #     rate at their own frequency and drifted apart at random
 #     (Documentation/simulation.rst, finding 1).
+#     CPU 2, whose server sees a request every 50 ms, is named by every
+#     sample (bpf/window.bpf.h, name_cpus()) and never goes stale; when its
+#     server exits, its policy returns to the utilization rule (``left``).
 #  2. one policy over CPUs 1-2 (vfreq shared_cpus=6) and two targets, the
 #     busy server's SLO tight, the idle one's ten times looser: the shared
 #     policy runs above where per-CPU policies ran the idle CPU, and the
@@ -19,11 +22,11 @@
 . "$SG_TOP/selftests/lib/loadrun.sh"
 
 SECS=$((8 * SG_SCALE))	# measured seconds per phase
-HI=150 LO=50		# req/s on CPU 1 and CPU 2 (15 and 5 % of fmax)
+HI=200 LO=20		# req/s on CPU 1 and CPU 2 (20 and 2 % of fmax)
 SLO=			# us: 3x the p99 at fmax, measured first (TCG's noise), as the bench
 POL2=/sys/devices/system/cpu/cpu2/cpufreq
 
-ktap_plan 8
+ktap_plan 9
 [ "$(nproc)" -ge 3 ] || ktap_skip_all "needs 3 CPUs (selftests/smp/settings: vcpus=3)"
 [ -x "$LR_T/sgserver" ] && [ -x "$LR_T/sgclient" ] && [ -x "$LR_CTL" ] && [ -x "$LR_T/sgwin" ] ||
 	ktap_skip_all "sgserver, sgclient, sgwin or slackctl not built"
@@ -86,6 +89,11 @@ ktap_cmp "${k1:-0}" -gt "$(( ${k2:-0} + 200000 ))" \
 	"the busier CPU's policy runs higher than the other's by more than 200 MHz ($k1 > $k2 kHz)"
 ktap_cmp "${sp99:-0}" -gt 0 "slackgov timed the target's requests"
 ktap_cmp "${sp99:-999999999}" -le $SLO "the target's server-side p99 is under its SLO ($sp99 <= $SLO us)"
+# CPU 2's server exits; CPU 1's goes on: CPU 2 is named for 1-2 s more
+kill "${PIDS##* }"; wait "${PIDS##* }" 2>/dev/null; PIDS=${PIDS% *}
+taskset -c 0 "$LR_T/sgclient" -p "$p1" -r $HI -d 4 -c 4 -S 9 -j > /dev/null 2>&1
+ktap_eq "0 util" "$(gstat 2 fallbacks) $(gstat 2 mode)" \
+	"CPU 2's policy never fell back to the safe frequency, and returned to the utilization rule when its server left"
 down
 
 # ---- 2. one policy over CPUs 1-2, two targets, two SLOs ---------------------------

@@ -839,6 +839,28 @@ static void test_stale_exit(void)
 	CHECK(out.reason == SG_R_UTIL && out.freq == 800000, "util rule: cur * load * 5/4");
 	LIM.cur = FMAX;
 
+	/* the policy's samples stopped while the feed named other policies */
+	law = (struct sg_law){ .mode = SG_MODE_UTIL };
+	s.flags = 0;
+	obs(&o, &s, now, FMAX, FMIN);
+	decide(&law, &o, 1, now, &out, &in);
+	sig = (struct sg_signal){ .now = now + 51 * MS, .last_ns = now, .feed_ns = now + 45 * MS };
+	sg_ctl_begin(&in);
+	sg_ctl_add(&in, &o, &P, &LIM, sig.now);
+	sg_law_step(&law, &in, &sig, &P, &LIM, 100, &out);
+	CHECK(in.targets == 0 && out.mode == SG_MODE_UTIL && out.reason == SG_R_LEFT &&
+	      out.left_targets, "no sample here for stale_ms, the feed live elsewhere: util rule (left)");
+	/* the feed stopped everywhere within a window: stale, however the CPUs ordered it */
+	law = (struct sg_law){ .mode = SG_MODE_UTIL };
+	obs(&o, &s, now, FMAX, FMIN);
+	decide(&law, &o, 1, now, &out, &in);
+	sig = (struct sg_signal){ .now = now + 51 * MS, .last_ns = now, .feed_ns = now + 10 * MS };
+	sg_ctl_begin(&in);
+	sg_ctl_add(&in, &o, &P, &LIM, sig.now);
+	sg_law_step(&law, &in, &sig, &P, &LIM, 100, &out);
+	CHECK(out.mode == SG_MODE_SAFE && out.reason == SG_R_STALE,
+	      "the feed stopped on every policy within a window: safe frequency (stale)");
+
 	/* an EXITED window: the target leaves the law and the policy goes to util at once */
 	law = (struct sg_law){ .mode = SG_MODE_UTIL };
 	obs(&o, &s, now, FMAX, FMIN);
