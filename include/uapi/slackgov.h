@@ -274,9 +274,9 @@ static inline __u64 slackgov_lat_interp(__u32 b, __u64 rank, __u64 cum, __u64 c)
  * The BPF side sends one sample per CPU of a window's @cpus: @cpus names
  * that CPU alone, and @util, @nr_req and @rps are the target's on that
  * CPU (zero where it ran nothing in the window), so that each policy plans
- * the work of its own CPUs; the other fields are the target's.  A reporter may also name several CPUs in one
- * sample, whose @util is then their sum (the module plans each at the
- * average).
+ * the work of its own CPUs; the other fields are the target's.  A reporter
+ * may also name several CPUs in one sample, whose @util is then their sum
+ * (the module plans each at the average).
  */
 struct slackgov_sample {
 	__u32 size;
