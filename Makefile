@@ -277,16 +277,29 @@ SIM_CFLAGS	:= -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wno-missing-field-initializers -D_GNU_SOURCE $(SIM_INC)
 SIM_CONTROL_CFLAGS := -O2 -g -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
 	$(SIM_INC)
-SIM_OBJS	:= $(patsubst sim/%.c,$(O)/sim/obj/%.o,$(wildcard sim/*.c)) $(O)/sim/obj/control.o
+SIM_SHARED	:= $(patsubst sim/%.c,$(O)/sim/obj/%.o,$(wildcard sim/*.c))
+SIM_OBJS	:= $(SIM_SHARED) $(O)/sim/obj/control.o
 SIM_DEPS	:= $(wildcard sim/*.h) kmod/control.h include/uapi/slackgov.h \
 	$(wildcard $(SIM_SHIM)/linux/*.h)
+# the law with one mechanism off (sim/variants): build/sim/sgsim-NAME
+SIM_VARIANTS	:= $(shell cut -f1 sim/variants | grep -v '^\#')
+SIM_VARIANT_BINS := $(SIM_VARIANTS:%=$(O)/sim/sgsim-%)
 
 sim-build: $(O)/sim/sgsim
 
 $(O)/sim/obj/control.o: kmod/control.c $(SIM_DEPS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(SIM_CONTROL_CFLAGS) -c $< -o $@
+	$(Q)$(CC) $(SIM_CONTROL_CFLAGS) -include sim/law.h -DSIM_LAW='"law"' -c $< -o $@
+
+$(O)/sim/var/%/control.o: kmod/control.c sim/variants sim/variant $(SIM_DEPS)
+	$(call msg,CC,$@)
+	$(Q)CC="$(CC)" CFLAGS="$(SIM_CONTROL_CFLAGS)" sim/variant $* $@
+
+.PRECIOUS: $(O)/sim/var/%/control.o
+$(O)/sim/sgsim-%: $(SIM_SHARED) $(O)/sim/var/%/control.o
+	$(call msg,LD,$@)
+	$(Q)$(CC) $^ -lm -o $@
 
 $(O)/sim/obj/%.o: sim/%.c $(SIM_DEPS)
 	$(call msg,CC,$@)
@@ -297,7 +310,7 @@ $(O)/sim/sgsim: $(SIM_OBJS)
 	$(call msg,LD,$@)
 	$(Q)$(CC) $^ -lm -o $@
 
-sim: $(O)/sim/sgsim
+sim: $(O)/sim/sgsim $(SIM_VARIANT_BINS)
 	$(Q)O=$(O) SIM_CELLS="$(SIM_CELLS)" SIM_JOBS="$(SIM_JOBS)" sim/run
 
 # the DOC blocks' copies in Documentation/ (readers without sphinx)

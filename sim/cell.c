@@ -159,6 +159,7 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->name, sizeof(cfg->name), "cell");
+	snprintf(cfg->law, sizeof(cfg->law), "law");
 	cfg->ncpus = 1;
 	cfg->warm_s = 4;
 	cfg->dur_s = 8;
@@ -219,6 +220,8 @@ int cell_parse(struct simcfg *cfg, const char *line, const char *platdir, char *
 		if (!in_target) {
 			if (!strcmp(tok, "name"))
 				snprintf(cfg->name, sizeof(cfg->name), "%s", v);
+			else if (!strcmp(tok, "law"))
+				snprintf(cfg->law, sizeof(cfg->law), "%s", v);
 			else if (!strcmp(tok, "plat"))
 				snprintf(plat, sizeof(plat), "%s", v);
 			else if (!strcmp(tok, "cpus"))

@@ -11,7 +11,9 @@
  * A cell file's "#govs LIST" line names its governors when -g does not.
  * GOV: performance powersave schedutil ondemand slack slack-cpu oracle bound
  * (default all; slack-cpu is the law fed each CPU's share of a target as its
- * own sample, bpfside.c's split=cpu).  Exit 0; 2 on a bad spec.
+ * own sample, bpfside.c's split=cpu).  A cell that says law=NAME runs in
+ * sgsim-NAME only, the law with one mechanism off (sim/variants).  Exit 0;
+ * 2 on a bad spec.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -222,9 +224,9 @@ static int run_cell(const struct simcfg *cfg, const char *spec, const char *govs
 				oracle = k;
 	}
 
-	printf("{\"cell\":\"%s\",\"spec\":\"%s\",\"platform\":\"%s\",\"cpus\":%d,\"workers\":%d,"
+	printf("{\"cell\":\"%s\",\"law\":\"%s\",\"spec\":\"%s\",\"platform\":\"%s\",\"cpus\":%d,\"workers\":%d,"
 	       "\"policy\":\"%s\",\"targets\":%d,\"load\":%.3f,\"slo_us\":[",
-	       cfg->name, spec, cfg->plat.name, cfg->ncpus, workers, layout(cfg), cfg->ntargets,
+	       cfg->name, cfg->law, spec, cfg->plat.name, cfg->ncpus, workers, layout(cfg), cfg->ntargets,
 	       maxload);
 	for (i = 0; i < cfg->ntargets; i++)
 		printf("%s%u", i ? "," : "", cfg->tgt[i].slo_us);
@@ -378,6 +380,11 @@ int main(int argc, char **argv)
 	}
 	if (cell_parse(&cfg, line, platdir, err, sizeof(err))) {
 		fprintf(stderr, "sgsim: %s\n", err);
+		return 2;
+	}
+	if (strcmp(cfg.law, sim_law)) {
+		fprintf(stderr, "sgsim: cell %s needs the law %s, this sgsim has %s (sim/variants)\n",
+			cfg.name, cfg.law, sim_law);
 		return 2;
 	}
 	return run_cell(&cfg, line, govs);

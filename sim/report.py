@@ -218,11 +218,12 @@ def scale_table(out, title, cells, unit):
 
 
 def ablation_table(out, cells):
-    """ablation.cells: per base cell, slack with each mechanism off, against the law whole"""
+    """ablation cells: per mechanism off (a row), its energy and p99 in each base cell"""
     out += ["Ablation", "-" * 8, ""]
-    out.append("slack's energy per request (uJ; the guest's cells in mJ) and p99 (us), "
-               "the means of three seeds, with one mechanism off, and the change against "
-               "the whole law's energy.")
+    out.append("slack's energy per request and p99 (us), the means of three seeds: the "
+               "whole law's (uJ; the guest's cells in mJ), then with one mechanism off, "
+               "as the change of energy against the whole law's.  **over**: seeds whose "
+               "p99 missed the SLO.")
     out.append("")
     base, variants = {}, []
     for c in cells:
@@ -232,33 +233,36 @@ def ablation_table(out, cells):
         base.setdefault(m.group(1), {}).setdefault(m.group(2), []).append(c)
         if m.group(2) not in variants:
             variants.append(m.group(2))
+    variants.sort(key=lambda v: (v != "law", v))
 
     def mean(cs, f):
         return sum(f(c["governors"]["slack"]) for c in cs) / len(cs)
 
+    def energy(cs):
+        return mean(cs, lambda r: r["energy_j_per_req"])
+
     body = []
-    for b, vs in base.items():
-        law = vs.get("law")
-        k = 1e3 if b.startswith("guest") else 1e6
-        row = [b]
-        for v in variants:
-            cs = vs.get(v)
+    for v in variants:
+        row = [v]
+        for b, vs in base.items():
+            cs, law = vs.get(v), vs.get("law")
             if not cs:
                 row.append("")
                 continue
-            e = mean(cs, lambda r: r["energy_j_per_req"])
-            d = ""
-            if law and v != "law":
-                d = " (%s)" % pct(e / mean(law, lambda r: r["energy_j_per_req"]) - 1)
+            k = 1e3 if b.startswith("guest") else 1e6
+            e = ("%.3g" % (energy(cs) * k) if v == "law" or not law
+                 else pct(energy(cs) / energy(law) - 1))
             over = sum(1 for c in cs if not c["governors"]["slack"]["slo_ok"])
-            row.append("%.3g%s, %.0f%s" % (e * k, d, mean(cs, lambda r: max(r["p99_us"])),
-                                           " **over** in %d of %d" % (over, len(cs))
-                                           if over else ""))
-        o = law[0].get("oracle") if law else None
+            row.append("%s, %.0f%s" % (e, mean(cs, lambda r: max(r["p99_us"])),
+                                       " **over** %d/%d" % (over, len(cs)) if over else ""))
+        body.append(row)
+    row = ["oracle"]
+    for b, vs in base.items():
+        o = vs["law"][0].get("oracle") if vs.get("law") else None
         row.append("%d MHz, %.3g" % (o["mhz"], o["energy_j_per_req"] *
                                      (1e3 if b.startswith("guest") else 1e6)) if o else "-")
-        body.append(row)
-    lt(out, ["cell"] + variants + ["oracle"], body)
+    body.append(row)
+    lt(out, ["mechanism off"] + list(base), body)
 
 
 def summary(cells):

@@ -322,6 +322,9 @@ struct slack_knobs {
 	bool qos;		/* the idle constraint (sg_collect) */
 };
 
+/* The law this sgsim was built with (sim/law.h, in control.o). */
+extern const char sim_law[];
+
 /* ---- the simulation ------------------------------------------------------------------------ */
 
 /**
@@ -329,6 +332,7 @@ struct slack_knobs {
  */
 struct simcfg {
 	char name[64];
+	char law[32];		/* the law the cell needs: "law" or a sim/variants NAME */
 	struct platform plat;
 	int ncpus;
 	int policy_cpus;	/* CPUs per policy (1: per core; ncpus: shared) */
