@@ -161,12 +161,14 @@ static __always_inline int sg_feed(__u32 slot, __u32 sidx, __u64 incarn, __u64 l
  * target left keeps its small headroom for at most two; then it is no
  * longer named and its policy, whose feed goes on elsewhere, returns to the
  * utilization rule (control.c step 8).  A target that ran nowhere for two
- * periods names the CPUs it last ran on (its idle windows).
+ * periods names the CPUs it last ran on (its idle windows).  Returns the
+ * CPUs named, OR'd over the words (0: none).
  */
-static __always_inline void name_cpus(struct sg_acc *a, const struct slackgov_window *w,
-				      struct slackgov_sample *s, __u64 ran, __u64 now)
+static __always_inline __u64 name_cpus(struct sg_acc *a, const struct slackgov_window *w,
+				       struct slackgov_sample *s, __u64 ran, __u64 now)
 {
 	bool turn = now - a->keep_ns >= SLACKGOV_CPU_KEEP_MS * 1000000ULL;
+	__u64 named = 0;
 	__u32 i;
 
 	if (turn)
@@ -174,6 +176,7 @@ static __always_inline void name_cpus(struct sg_acc *a, const struct slackgov_wi
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
 		a->seen_cpus[i] |= w->cpus[i];
 		s->cpus[i] = a->seen_cpus[i] | a->kept_cpus[i];
+		named |= s->cpus[i];
 		if (turn) {
 			a->kept_cpus[i] = a->seen_cpus[i];
 			a->seen_cpus[i] = 0;
@@ -181,11 +184,12 @@ static __always_inline void name_cpus(struct sg_acc *a, const struct slackgov_wi
 		if (ran)
 			a->last_cpus[i] = w->cpus[i];
 	}
-	for (i = 0, ran = 0; i < SLACKGOV_CPU_WORDS; i++)
-		ran |= s->cpus[i];
-	if (!ran)
-		for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+	if (!named)
+		for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
 			s->cpus[i] = a->last_cpus[i];
+			named |= s->cpus[i];
+		}
+	return named;
 }
 
 /*
@@ -280,9 +284,7 @@ static __always_inline void maybe_close(__u32 slot, __u64 now, __u32 flags_in, c
 		w->cpus[i] = xchg0(&a->cpus[i]);
 		cpus_any |= w->cpus[i];
 	}
-	name_cpus(a, w, s, cpus_any, now);
-	for (i = 0, cpus_any = 0; i < SLACKGOV_CPU_WORDS; i++)
-		cpus_any |= s->cpus[i];
+	cpus_any = name_cpus(a, w, s, cpus_any, now);
 	lat_close(slot, sidx, a, st, w, now);
 	if (flags & SLACKGOV_SAMPLE_EXITED)
 		a->exit_pending = 0;

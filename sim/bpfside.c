@@ -321,11 +321,14 @@ static uint32_t feed(struct sim *s, struct bpf_tgt *b, const struct slackgov_sam
 	return ret;
 }
 
-/* name_cpus() of bpf/window.bpf.h: the window's CPUs and those of the last keep periods */
-static void name_cpus(struct bpf_tgt *b, struct slackgov_sample *smp, uint64_t now)
+/*
+ * name_cpus() of bpf/window.bpf.h: the window's CPUs and those of the last
+ * keep periods (else the last ones it ran on); returns them OR'd (0: none)
+ */
+static uint64_t name_cpus(struct bpf_tgt *b, struct slackgov_sample *smp, uint64_t now)
 {
 	bool turn = now - b->keep_ns >= SLACKGOV_CPU_KEEP_MS * 1000000ULL;
-	uint64_t ran = 0;
+	uint64_t ran = 0, named = 0;
 	unsigned int i;
 
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
@@ -335,6 +338,7 @@ static void name_cpus(struct bpf_tgt *b, struct slackgov_sample *smp, uint64_t n
 	for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
 		b->seen_cpus[i] |= b->cpus[i];
 		smp->cpus[i] = b->seen_cpus[i] | b->kept_cpus[i];
+		named |= smp->cpus[i];
 		if (turn) {
 			b->kept_cpus[i] = b->seen_cpus[i];
 			b->seen_cpus[i] = 0;
@@ -343,18 +347,19 @@ static void name_cpus(struct bpf_tgt *b, struct slackgov_sample *smp, uint64_t n
 			b->last_cpus[i] = b->cpus[i];
 		b->cpus[i] = 0;
 	}
-	for (i = 0, ran = 0; i < SLACKGOV_CPU_WORDS; i++)
-		ran |= smp->cpus[i];
-	if (!ran)
-		for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
+	if (!named)
+		for (i = 0; i < SLACKGOV_CPU_WORDS; i++) {
 			smp->cpus[i] = b->last_cpus[i];
+			named |= smp->cpus[i];
+		}
+	return named;
 }
 
 /* the window of one share of @t closes (maybe_close()): the sample, to the governor's report() */
 static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 {
 	struct slackgov_sample smp;
-	uint64_t now = ns(s->now), len, denom, cpus_any = 0;
+	uint64_t now = ns(s->now), len, denom, cpus_any;
 	unsigned int i;
 
 	if (!b->start_ns) {
@@ -383,7 +388,7 @@ static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 	smp.nr_wait = b->nr_wait;
 	if (!b->nr_send && !b->nr_recv)
 		smp.flags |= SLACKGOV_SAMPLE_IDLE;
-	name_cpus(b, &smp, now);
+	cpus_any = name_cpus(b, &smp, now);
 	smp.slo_us = t->slo_us;
 	smp.slo_q = t->slo_us ? t->slo_q : 0;
 	smp.slo_margin = t->margin;
@@ -392,9 +397,6 @@ static void bpf_close(struct sim *s, struct target *t, struct bpf_tgt *b)
 	b->nr_send = b->nr_recv = b->nr_req = b->nr_wait = b->nr_workers = 0;
 	b->blocked_ns = b->busy_ns = b->oncpu_ns = 0;
 	b->recv_sum_us = b->recv_sq_us2 = 0;
-	cpus_any = 0;
-	for (i = 0; i < SLACKGOV_CPU_WORDS; i++)
-		cpus_any |= smp.cpus[i];
 	/*
 	 * The close runs on a CPU the target ran on: in a syscall or switch of
 	 * a busy thread, else in the target's idle timer, which wakes that CPU

@@ -808,10 +808,26 @@ static void test_slo_steps(void)
 	}
 }
 
+/*
+ * A fresh law that took window @s at @now, then its decision at @sig (no
+ * newer sample here) with @load for the util rule.
+ */
+static void after_gap(struct sg_law *law, struct sg_obs *o, const struct slackgov_sample *s,
+		      u64 now, const struct sg_signal *sig, u32 load, struct sg_ctl_out *out,
+		      struct sg_ctl_in *in)
+{
+	*law = (struct sg_law){ .mode = SG_MODE_UTIL };
+	obs(o, s, now, FMAX, FMIN);
+	decide(law, o, 1, now, out, in);
+	sg_ctl_begin(in);
+	sg_ctl_add(in, o, &P, &LIM, sig->now);
+	sg_law_step(law, in, sig, &P, &LIM, load, out);
+}
+
 static void test_stale_exit(void)
 {
 	struct slackgov_sample s = sample(1, 500);
-	struct sg_law law = { .mode = SG_MODE_UTIL };
+	struct sg_law law;
 	struct sg_signal sig;
 	struct sg_ctl_out out;
 	struct sg_ctl_in in;
@@ -819,12 +835,8 @@ static void test_stale_exit(void)
 	u64 now = 1000 * MS;
 
 	P.safe_khz = 1600000;
-	obs(&o, &s, now, FMAX, FMIN);
-	decide(&law, &o, 1, now, &out, &in);
 	sig = (struct sg_signal){ .now = now + 60 * MS, .last_ns = now };
-	sg_ctl_begin(&in);
-	sg_ctl_add(&in, &o, &P, &LIM, sig.now);
-	sg_law_step(&law, &in, &sig, &P, &LIM, 0, &out);
+	after_gap(&law, &o, &s, now, &sig, 0, &out, &in);
 	CHECK(out.mode == SG_MODE_SAFE && out.freq == 1600000 && out.entered_safe &&
 	      out.reason == SG_R_STALE, "no sample for stale_ms: safe_khz (stale)");
 	sig.now = now + 6000 * MS;
@@ -840,24 +852,13 @@ static void test_stale_exit(void)
 	LIM.cur = FMAX;
 
 	/* the policy's samples stopped while the feed named other policies */
-	law = (struct sg_law){ .mode = SG_MODE_UTIL };
-	s.flags = 0;
-	obs(&o, &s, now, FMAX, FMIN);
-	decide(&law, &o, 1, now, &out, &in);
 	sig = (struct sg_signal){ .now = now + 51 * MS, .last_ns = now, .feed_ns = now + 45 * MS };
-	sg_ctl_begin(&in);
-	sg_ctl_add(&in, &o, &P, &LIM, sig.now);
-	sg_law_step(&law, &in, &sig, &P, &LIM, 100, &out);
+	after_gap(&law, &o, &s, now, &sig, 100, &out, &in);
 	CHECK(in.targets == 0 && out.mode == SG_MODE_UTIL && out.reason == SG_R_LEFT &&
 	      out.left_targets, "no sample here for stale_ms, the feed live elsewhere: util rule (left)");
 	/* the feed stopped everywhere within a window: stale, however the CPUs ordered it */
-	law = (struct sg_law){ .mode = SG_MODE_UTIL };
-	obs(&o, &s, now, FMAX, FMIN);
-	decide(&law, &o, 1, now, &out, &in);
 	sig = (struct sg_signal){ .now = now + 51 * MS, .last_ns = now, .feed_ns = now + 10 * MS };
-	sg_ctl_begin(&in);
-	sg_ctl_add(&in, &o, &P, &LIM, sig.now);
-	sg_law_step(&law, &in, &sig, &P, &LIM, 100, &out);
+	after_gap(&law, &o, &s, now, &sig, 100, &out, &in);
 	CHECK(out.mode == SG_MODE_SAFE && out.reason == SG_R_STALE,
 	      "the feed stopped on every policy within a window: safe frequency (stale)");
 
